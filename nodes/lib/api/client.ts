@@ -1,0 +1,331 @@
+// The typed client of the v5.0 API that every node uses. One request() path carries the five
+// operations: it builds an encoded path, applies the account's rate limit, sends one attempt over
+// the account's keep-alive pool, checks the envelope and retries what retry.ts allows, within the
+// request's time budget. Nodes never build URLs or headers themselves.
+import type { Dispatcher } from "undici";
+import { EdgeError } from "./errors";
+import { isObject, readEnvelope } from "./envelope";
+import { USER_AGENT } from "./package-info";
+import { DEFAULT_RATE_LIMIT, RateLimiter } from "./rate-limiter";
+import type { RateLimit } from "./rate-limiter";
+import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
+import type { RetryPolicy } from "./retry";
+import { createPool, send } from "./transport";
+import type { TlsOptions } from "./transport";
+import type { Device, DeviceEvent, Elems, Envelope, EventMetadata, Page, State } from "./types";
+
+export interface AccountSettings {
+  /** `{base_url}` of the spec, e.g. `https://api.example.com`; `/v5.0/<company>` is added here. */
+  baseUrl: string;
+  company: string;
+  /** Sent as X-Auth-User only when set: restricted tokens are used without it. */
+  user?: string;
+  token: string;
+  /** Per-attempt timeout. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  rateLimit?: Partial<RateLimit>;
+  /** Largest request body sent. */
+  maxPayloadBytes?: number;
+  maxResponseBytes?: number;
+  tls?: TlsOptions;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Told before each retry, e.g. to show it in a node's status. */
+  onRetry?: (attempt: number, delayMs: number, err: EdgeError) => void;
+  /** Overrides the account's retry count (0 when an outer loop retries, as a merge does). */
+  retries?: number;
+}
+
+type Method = "GET" | "PUT" | "POST";
+
+interface ApiRequest {
+  method: Method;
+  segments: readonly string[];
+  query?: Record<string, string | number>;
+  body?: unknown;
+  contentType?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * Encodes one path segment so that no input can change the request path: `/`, `?`, `#` and `%`
+ * are escaped by encodeURIComponent, and a segment made only of dots is escaped too, since
+ * servers and proxies would resolve `..` as "go up".
+ */
+export function encodeSegment(segment: string): string {
+  const encoded = encodeURIComponent(segment);
+  return /^\.+$/.test(segment) ? encoded.replace(/\./g, "%2E") : encoded;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** One signal that fires when either does; `dispose` drops the listener once the call ends. */
+function linkSignals(outer: AbortSignal | undefined, inner: AbortSignal) {
+  if (!outer) return { signal: inner, dispose: () => undefined };
+  const controller = new AbortController();
+  const abort = (): void => {
+    controller.abort();
+  };
+  if (outer.aborted || inner.aborted) abort();
+  outer.addEventListener("abort", abort, { once: true });
+  inner.addEventListener("abort", abort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      outer.removeEventListener("abort", abort);
+      inner.removeEventListener("abort", abort);
+    },
+  };
+}
+
+function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new EdgeError("bad-config", { detail: `base URL "${baseUrl}" is not a URL` });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new EdgeError("bad-config", { detail: "the base URL must start with http:// or https://" });
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new EdgeError("bad-config", { detail: "the base URL must not hold credentials, a query or a fragment" });
+  }
+  // Users paste the full API URL as often as the host: accept both.
+  const basePath = url.pathname.replace(/\/+$/, "").replace(/\/v5\.0(\/[^/]*)?$/, "");
+  return { origin: url.origin, basePath };
+}
+
+export class EdgeClient {
+  readonly origin: string;
+  readonly company: string;
+  readonly timeoutMs: number;
+  readonly limiter: RateLimiter;
+  private readonly prefix: string;
+  private readonly pool: Dispatcher;
+  private readonly retry: RetryPolicy;
+  private readonly headers: Record<string, string>;
+  private readonly token: string;
+  private readonly maxPayloadBytes: number;
+  private readonly closing = new AbortController();
+
+  constructor(settings: AccountSettings) {
+    const { origin, basePath } = parseBaseUrl(settings.baseUrl);
+    const company = settings.company.trim();
+    if (!company) throw new EdgeError("bad-config", { detail: "the company is empty" });
+    const token = settings.token.trim();
+    if (!token) throw new EdgeError("bad-config", { detail: "the token is empty" });
+    if (/[\r\n]/.test(token) || /[\r\n]/.test(settings.user ?? "")) {
+      throw new EdgeError("bad-config", { detail: "the user or token holds a line break" });
+    }
+    this.origin = origin;
+    this.company = company;
+    this.prefix = `${basePath}/v5.0/${encodeSegment(company)}`;
+    this.token = token;
+    this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retry = { ...DEFAULT_RETRY, ...settings.retry };
+    this.maxPayloadBytes = settings.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    const rate = { ...DEFAULT_RATE_LIMIT, ...settings.rateLimit };
+    this.limiter = new RateLimiter(rate);
+    this.pool = createPool({
+      origin,
+      connections: rate.concurrent,
+      maxResponseBytes: settings.maxResponseBytes ?? 64 * 1024 * 1024,
+      tls: settings.tls,
+    });
+    this.headers = { "x-auth-token": token, "user-agent": USER_AGENT, accept: "application/json" };
+    const user = settings.user?.trim();
+    if (user) this.headers["x-auth-user"] = user;
+  }
+
+  /** The stream path of a device's `:command` or `:inbox` stream. */
+  streamPath(device: string, stream: ":command" | ":inbox"): string {
+    return `/${this.company}/devices/${device}/${stream}`;
+  }
+
+  getDevice(id: string, opts?: CallOptions): Promise<Device> {
+    return this.request<unknown>({ method: "GET", segments: ["device", id] }, opts).then((env) =>
+      this.device(env, "GET", id),
+    );
+  }
+
+  /** Replaces the device's whole state (api-spec.md, update rule 1). */
+  updateDevice(id: string, state: State, opts?: CallOptions): Promise<Device> {
+    return this.request<unknown>({ method: "PUT", segments: ["device", id], body: { state } }, opts).then(
+      (env) => this.device(env, "PUT", id),
+    );
+  }
+
+  createEventByPath(
+    path: string,
+    elems: Elems,
+    metadata?: EventMetadata,
+    opts?: CallOptions,
+  ): Promise<DeviceEvent | null> {
+    // The spec shows this request with a text/plain content type; keep it, some servers care.
+    const body = metadata ? { path, elems, metadata } : { path, elems };
+    const req = { method: "POST", segments: ["event"], body, contentType: "text/plain; charset=utf-8" } as const;
+    return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
+  }
+
+  createEvent(
+    streamId: string,
+    elems: Elems,
+    metadata?: EventMetadata,
+    opts?: CallOptions,
+  ): Promise<DeviceEvent | null> {
+    const body = metadata ? { elems, metadata } : { elems };
+    return this.request<unknown>({ method: "POST", segments: ["event", streamId], body }, opts).then((env) =>
+      EdgeClient.event(env),
+    );
+  }
+
+  listEvents(streamId: string, page: Partial<Page> = {}, opts?: CallOptions): Promise<DeviceEvent[]> {
+    const query = { limit: page.limit ?? 20, start: page.start ?? 0 };
+    return this.request<unknown>({ method: "GET", segments: ["event", streamId], query }, opts).then((env) =>
+      this.events(env, streamId),
+    );
+  }
+
+  /** The `GET /event?path=` fall-back of api-facts.md, for when only the stream path is known. */
+  listEventsByPath(path: string, page: Partial<Page> = {}, opts?: CallOptions): Promise<DeviceEvent[]> {
+    const query = { path, limit: page.limit ?? 20, start: page.start ?? 0 };
+    return this.request<unknown>({ method: "GET", segments: ["event"], query }, opts).then((env) =>
+      this.events(env, path),
+    );
+  }
+
+  /** The single request path: encoding, rate limit, one attempt, envelope check, retries. */
+  async request<T>(req: ApiRequest, opts: CallOptions = {}): Promise<Envelope<T>> {
+    const path = this.pathFor(req.segments, req.query);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    if (body !== undefined && Buffer.byteLength(body) > this.maxPayloadBytes) {
+      throw new EdgeError("payload-too-large", { size: Buffer.byteLength(body), max: this.maxPayloadBytes });
+    }
+    const headers =
+      body === undefined
+        ? this.headers
+        : { ...this.headers, "content-type": req.contentType ?? "application/json" };
+    const idempotent = req.method !== "POST";
+    return this.retrying(idempotent, opts, async (signal) => {
+      const release = await this.limiter.acquire(signal);
+      try {
+        const attempt = { method: req.method, path, headers, body, timeoutMs: this.timeoutMs, signal };
+        const res = await send(this.pool, this.origin, attempt);
+        return readEnvelope<T>(res, req.method, path);
+      } catch (caught) {
+        throw this.scrub(caught, req.method, path, signal);
+      } finally {
+        release();
+      }
+    });
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, the error is not retryable (retry.ts), the retries are used
+   * up or the time budget (timeout x (retries + 1)) would be passed. Also used around a whole
+   * merge, so that a retried merge reads the state again instead of writing a stale one.
+   */
+  async retrying<T>(
+    idempotent: boolean,
+    opts: CallOptions,
+    attempt: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const retries = opts.retries ?? this.retry.retries;
+    const deadline = performance.now() + this.timeoutMs * (retries + 1);
+    const { signal, dispose } = linkSignals(opts.signal, this.closing.signal);
+    try {
+      for (let n = 0; ; n++) {
+        try {
+          return await attempt(signal);
+        } catch (caught) {
+          const err = caught instanceof EdgeError ? caught : this.scrub(caught, "*", this.prefix, signal);
+          if (signal.aborted || n >= retries || !isRetryable(err, idempotent)) throw err;
+          const delay = retryDelay(this.retry, n, err);
+          if (performance.now() + delay > deadline) throw err;
+          opts.onRetry?.(n + 1, delay, err);
+          await sleep(delay, signal).catch(() => {
+            throw new EdgeError("aborted", { method: err.method ?? "*", path: err.path ?? this.prefix });
+          });
+        }
+      }
+    } finally {
+      dispose();
+    }
+  }
+
+  /** Aborts what is in flight, fails what is queued and closes the connection pool. */
+  async close(): Promise<void> {
+    const reason = new EdgeError("aborted", { method: "*", path: this.prefix });
+    this.closing.abort(reason);
+    this.limiter.close(reason);
+    await this.pool.destroy().catch(() => undefined);
+  }
+
+  private pathFor(segments: readonly string[], query?: Record<string, string | number>): string {
+    const path = `${this.prefix}/${segments.map(encodeSegment).join("/")}`;
+    if (!query) return path;
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) search.set(k, String(v));
+    return `${path}?${search.toString()}`;
+  }
+
+  /** Makes any thrown value an EdgeError, and makes sure no message can carry the token. */
+  private scrub(caught: unknown, method: string, path: string, signal: AbortSignal): EdgeError {
+    let err: EdgeError;
+    if (caught instanceof EdgeError) err = caught;
+    else if (signal.aborted) err = new EdgeError("aborted", { method, path }, { method, path, cause: caught });
+    else err = new EdgeError("network", { origin: this.origin, detail: String(caught) }, { method, path });
+    if (err.message.includes(this.token) || err.errors.some((e) => e.includes(this.token))) {
+      err.message = err.message.replaceAll(this.token, "[REDACTED]");
+      (err as { errors: string[] }).errors = err.errors.map((e) => e.replaceAll(this.token, "[REDACTED]"));
+    }
+    return err;
+  }
+
+  private device(env: Envelope<unknown>, method: string, id: string): Device {
+    const body = env.body;
+    if (!isObject(body) || !isObject(body.state)) {
+      const path = `${this.prefix}/device/${encodeSegment(id)}`;
+      const detail = body == null ? "no device in the answer" : "the device has no state object";
+      throw new EdgeError("malformed", { method, path, status: env.head.status, detail }, { method, path });
+    }
+    return body as Device;
+  }
+
+  private events(env: Envelope<unknown>, stream: string): DeviceEvent[] {
+    if (!Array.isArray(env.body)) {
+      const path = `${this.prefix}/event/${encodeSegment(stream)}`;
+      const detail = "no list of events in the answer";
+      throw new EdgeError("malformed", { method: "GET", path, status: env.head.status, detail }, { method: "GET", path });
+    }
+    return env.body.filter(isObject) as DeviceEvent[];
+  }
+
+  /** Event creation may answer the event, `null`, `{}` or nothing at all: all are success. */
+  private static event(env: Envelope<unknown>): DeviceEvent | null {
+    const body = env.body;
+    return isObject(body) && typeof body.id === "string" ? (body as DeviceEvent) : null;
+  }
+}

@@ -1,0 +1,69 @@
+// Turns a raw answer into a checked envelope. A failure is any non-2xx status, `head.ok: false`
+// or a non-empty `head.errors` (api-facts.md); the readable message is built from `head.errors`,
+// which the real service fills with strings. Anything that is not an envelope is `malformed`,
+// never a crash.
+import { EdgeError } from "./errors";
+import type { ErrorCode } from "./errors";
+import type { Envelope, Head } from "./types";
+import { parseRetryAfter } from "./retry";
+import type { RawResponse } from "./transport";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function strings(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+}
+
+/** A short, single-line excerpt of a non-JSON answer (an HTML error page, say). */
+function excerpt(text: string): string {
+  const plain = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  return plain.length > 120 ? `${plain.slice(0, 117)}...` : plain || "(empty)";
+}
+
+function codeFor(status: number): ErrorCode {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "not-found";
+  if (status === 429) return "rate-limited";
+  return "http";
+}
+
+export function readEnvelope<T>(res: RawResponse, method: string, path: string): Envelope<T> {
+  const { status } = res;
+  const ok = status >= 200 && status < 300;
+  const details = {
+    status,
+    method,
+    path,
+    mayHaveBeenSent: true,
+    retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"]) : undefined,
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(res.text);
+  } catch {
+    const detail = excerpt(res.text);
+    if (ok) throw new EdgeError("malformed", { method, path, status, detail: `not JSON: ${detail}` }, details);
+    throw new EdgeError(codeFor(status), { method, path, status, detail }, details);
+  }
+  const head = isObject(parsed) ? parsed.head : undefined;
+  if (!isObject(head)) {
+    if (ok) throw new EdgeError("malformed", { method, path, status, detail: "no head" }, details);
+    throw new EdgeError(codeFor(status), { method, path, status, detail: "no details" }, details);
+  }
+  const errors = strings(head.errors);
+  const apiStatus = typeof head.status === "number" ? head.status : status;
+  const detail = errors.join("; ") || strings(head.messages).join("; ") || `HTTP ${status}`;
+  if (!ok) {
+    throw new EdgeError(codeFor(status), { method, path, status, detail }, { ...details, apiStatus, errors });
+  }
+  if (head.ok === false || errors.length > 0) {
+    const code = apiStatus === 401 || apiStatus === 403 ? "auth" : apiStatus === 404 ? "not-found" : "api";
+    throw new EdgeError(code, { method, path, status, apiStatus, detail }, { ...details, apiStatus, errors });
+  }
+  return { head: { ...head, status: apiStatus, ok: true, errors } as Head, body: (parsed as Envelope<T>).body };
+}
+
+export { isObject };

@@ -1,0 +1,47 @@
+// When a failed request is tried again, as plain data and two small functions. Reads and state
+// replacement are idempotent and retried on anything transient; a command is retried only when
+// it certainly did not reach the server, because a second delivery would move an actuator twice.
+import type { EdgeError } from "./errors";
+
+export interface RetryPolicy {
+  /** Attempts after the first. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 200, maxDelayMs: 10_000 };
+
+const IDEMPOTENT_STATUSES = new Set([429, 502, 503, 504]);
+/** Answers that say the server did not act on the request. */
+const NOT_PROCESSED_STATUSES = new Set([429, 503]);
+
+export function isRetryable(err: EdgeError, idempotent: boolean): boolean {
+  if (err.code === "refused" || err.code === "dns") return true;
+  if (err.status !== undefined) {
+    return (idempotent ? IDEMPOTENT_STATUSES : NOT_PROCESSED_STATUSES).has(err.status);
+  }
+  if (!idempotent) return err.code === "timeout" && !err.mayHaveBeenSent;
+  return ["timeout", "reset", "network"].includes(err.code);
+}
+
+/** Full-jitter exponential backoff, or exactly what the server asked for with Retry-After. */
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  err: EdgeError,
+  random = Math.random,
+): number {
+  if (err.retryAfterMs !== undefined) return err.retryAfterMs;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** `Retry-After` is either delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

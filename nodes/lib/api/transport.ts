@@ -1,0 +1,132 @@
+// One HTTP attempt over an undici pool, and the one place where undici's failures become
+// EdgeErrors. Knowing whether a request may have reached the server matters here: a command that
+// may have been delivered must not be sent again (see retry.ts).
+import { Pool } from "undici";
+import type { Dispatcher } from "undici";
+import { EdgeError } from "./errors";
+
+export interface Attempt {
+  method: "GET" | "PUT" | "POST";
+  /** Encoded path and query, starting with `/`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface TlsOptions {
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  passphrase?: string;
+  servername?: string;
+  rejectUnauthorized?: boolean;
+}
+
+export interface PoolOptions {
+  origin: string;
+  connections: number;
+  maxResponseBytes: number;
+  tls?: TlsOptions;
+}
+
+export function createPool(o: PoolOptions): Dispatcher {
+  return new Pool(o.origin, {
+    connections: o.connections,
+    keepAliveTimeout: 30_000,
+    maxResponseSize: o.maxResponseBytes,
+    // Our own abort signal enforces the timeout; these only stop undici's 300 s defaults from
+    // outliving it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { ...o.tls, timeout: 10_000 },
+  });
+}
+
+const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH)/;
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === "string" ? code : "";
+}
+
+function reason(err: unknown): string {
+  const e = err as { message?: unknown; cause?: { message?: unknown } } | null;
+  const text = e?.cause?.message ?? e?.message;
+  return typeof text === "string" && text ? text : String(err);
+}
+
+/** Maps what undici throws to an EdgeError; `timedOut` tells our timeout from a caller's abort. */
+export function mapTransportError(
+  err: unknown,
+  a: Attempt,
+  origin: string,
+  timedOut: boolean,
+): EdgeError {
+  const where = { method: a.method, path: a.path, origin };
+  const code = errorCode(err);
+  const base = { method: a.method, path: a.path, cause: err };
+  // Everything before a socket is open cannot have reached the server.
+  if (code === "ECONNREFUSED") return new EdgeError("refused", where, base);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new EdgeError("dns", { host: new URL(origin).hostname }, base);
+  }
+  if (code === "UND_ERR_CONNECT_TIMEOUT") {
+    return new EdgeError("timeout", { ...where, timeout: a.timeoutMs }, base);
+  }
+  if (TLS_CODES.test(code)) return new EdgeError("tls", { origin, detail: code }, base);
+  const sent = { ...base, mayHaveBeenSent: true };
+  if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+    const uncertain = a.method === "POST" ? "timeout-uncertain" : "timeout";
+    return new EdgeError(uncertain, { ...where, timeout: a.timeoutMs }, sent);
+  }
+  if (code === "UND_ERR_ABORTED" || (err as Error | null)?.name === "AbortError") {
+    return new EdgeError("aborted", where, sent);
+  }
+  if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+    return new EdgeError("malformed", { ...where, status: "?", detail: "answer too large" }, sent);
+  }
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") {
+    return new EdgeError(a.method === "POST" ? "reset-uncertain" : "reset", where, sent);
+  }
+  return new EdgeError("network", { origin, detail: reason(err) }, sent);
+}
+
+/** Sends one request and reads the whole answer, within `timeoutMs`. */
+export async function send(pool: Dispatcher, origin: string, a: Attempt): Promise<RawResponse> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, a.timeoutMs);
+  const onAbort = (): void => {
+    controller.abort();
+  };
+  a.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (a.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
+    const res = await pool.request({
+      method: a.method,
+      path: a.path,
+      headers: a.headers,
+      body: a.body,
+      signal: controller.signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    throw mapTransportError(err, a, origin, timedOut);
+  } finally {
+    clearTimeout(timer);
+    a.signal?.removeEventListener("abort", onAbort);
+  }
+}

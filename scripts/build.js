@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Compiles the TypeScript sources and lays the editor files out the way Node-RED's loader wants
+// them: for every node named in package.json, its .html, its locales/<lang>/<name>.json|.html and
+// the icons/ folder must sit beside the compiled .js (see ../shared/guide/node-red.md). The
+// sources keep them in the top-level icons/ and locales/ folders, so the build copies them.
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const { execFileSync } = require("node:child_process");
+
+const root = path.resolve(__dirname, "..");
+const pkg = require(path.join(root, "package.json"));
+
+function copy(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(from, to);
+}
+
+function build() {
+  fs.rmSync(path.join(root, "dist"), { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", root], {
+    stdio: "inherit",
+  });
+  const langs = fs.readdirSync(path.join(root, "locales"));
+  const icons = fs.readdirSync(path.join(root, "icons"));
+  for (const [name, rel] of Object.entries(pkg["node-red"].nodes)) {
+    const outDir = path.join(root, path.dirname(rel));
+    copy(path.join(root, "nodes", name, `${name}.html`), path.join(outDir, `${name}.html`));
+    for (const lang of langs) {
+      for (const ext of [".json", ".html"]) {
+        const src = path.join(root, "locales", lang, name + ext);
+        if (fs.existsSync(src)) copy(src, path.join(outDir, "locales", lang, name + ext));
+      }
+    }
+    for (const icon of icons) copy(path.join(root, "icons", icon), path.join(outDir, "icons", icon));
+  }
+  fs.chmodSync(path.join(root, "dist", "simulator", "cli.js"), 0o755);
+}
+
+build();
