@@ -233,7 +233,7 @@ export class EdgeClient {
       try {
         const attempt = { method: req.method, path, headers, body, timeoutMs: this.timeoutMs, signal };
         const res = await send(this.pool, this.origin, attempt);
-        return readEnvelope<T>(res, req.method, path);
+        return readEnvelope<T>(res, req.method, path, this.token);
       } catch (caught) {
         throw this.scrub(caught, req.method, path, signal);
       } finally {

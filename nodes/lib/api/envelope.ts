@@ -30,8 +30,13 @@ function codeFor(status: number): ErrorCode {
   return "http";
 }
 
-export function readEnvelope<T>(res: RawResponse, method: string, path: string): Envelope<T> {
+/**
+ * `secret` (the token) is cut out of every text taken from the answer before any error is built,
+ * since a server may echo what it was sent.
+ */
+export function readEnvelope<T>(res: RawResponse, method: string, path: string, secret: string): Envelope<T> {
   const { status } = res;
+  const clean = (text: string): string => (text.includes(secret) ? text.replaceAll(secret, "[REDACTED]") : text);
   const ok = status >= 200 && status < 300;
   const details = {
     status,
@@ -44,7 +49,7 @@ export function readEnvelope<T>(res: RawResponse, method: string, path: string):
   try {
     parsed = JSON.parse(res.text);
   } catch {
-    const detail = excerpt(res.text);
+    const detail = clean(excerpt(res.text));
     if (ok) throw new EdgeError("malformed", { method, path, status, detail: `not JSON: ${detail}` }, details);
     throw new EdgeError(codeFor(status), { method, path, status, detail }, details);
   }
@@ -53,9 +58,9 @@ export function readEnvelope<T>(res: RawResponse, method: string, path: string):
     if (ok) throw new EdgeError("malformed", { method, path, status, detail: "no head" }, details);
     throw new EdgeError(codeFor(status), { method, path, status, detail: "no details" }, details);
   }
-  const errors = strings(head.errors);
+  const errors = strings(head.errors).map(clean);
   const apiStatus = typeof head.status === "number" ? head.status : status;
-  const detail = errors.join("; ") || strings(head.messages).join("; ") || `HTTP ${status}`;
+  const detail = errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
   if (!ok) {
     throw new EdgeError(codeFor(status), { method, path, status, detail }, { ...details, apiStatus, errors });
   }

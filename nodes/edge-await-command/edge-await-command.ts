@@ -1,0 +1,139 @@
+// Turns "a command was sent" into "the device did it, failed, or did not answer in time" by
+// watching the device's `:inbox` for the command's markers through the account's shared poller.
+// Output 1 is COMMAND_COMPLETE, 2 COMMAND_FAULT, 3 the timeout. msg.reset ends this node's waits.
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import { EdgeError } from "../lib/api/errors";
+import type { DeviceEvent } from "../lib/api/types";
+import { clientOf } from "../lib/account/lookup";
+import type { CommandRef } from "../lib/commands/command-ref";
+import type { InboxRef } from "../lib/commands/inbox-poller";
+import type { MarkerName } from "../lib/commands/markers";
+import { handleInput } from "../lib/node-red/handler";
+import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
+import { resolveTarget } from "../lib/node-red/target";
+import { checkInteger } from "../lib/node-red/validate";
+
+interface AwaitCommandDef extends NodeDef {
+  account: string;
+  inbox: string;
+  timeout: number | string;
+  interval: number | string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/**
+ * When the server returned no event, the command's time is our clock's, not the server's: allow
+ * this much skew, or the command's own markers could look older than the command.
+ */
+const LOCAL_CLOCK_SKEW_MS = 5_000;
+
+function blank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+}
+
+function commandOf(msg: NodeMessageInFlow): CommandRef {
+  const c = msg.command as Partial<CommandRef> | undefined;
+  if (typeof c !== "object" || c === null || (typeof c.id !== "string" && typeof c.creationDate !== "number")) {
+    throw new EdgeError("no-command");
+  }
+  return c as CommandRef;
+}
+
+const OUTPUT: Record<MarkerName, number> = { COMMAND_START: -1, COMMAND_COMPLETE: 0, COMMAND_FAULT: 1 };
+
+export = function (RED: NodeAPI): void {
+  function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    let handle: InputHandle | undefined = undefined;
+
+    const step = (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
+      if (msg.reset) {
+        handle?.cancelAll();
+        node.status({ fill: "grey", shape: "ring", text: ctx.t("edge-await-command.status.reset") });
+        return Promise.resolve(null);
+      }
+      const { client, poller } = clientOf(RED, def.account);
+      const command = commandOf(msg);
+      let inbox: InboxRef;
+      if (!blank(def.inbox)) {
+        const ref = resolveTarget(def.inbox, msg, "inboxId", "inbox-empty");
+        inbox = ref.startsWith("/") ? { path: ref } : { streamId: ref };
+      } else if (typeof command.device === "string" && command.device) {
+        inbox = { path: client.streamPath(command.device, ":inbox") };
+      } else {
+        throw new EdgeError("inbox-empty");
+      }
+      const timeoutSource = !blank(msg.timeout) ? msg.timeout : !blank(def.timeout) ? def.timeout : command.ttl;
+      const timeout = checkInteger(timeoutSource ?? DEFAULT_TIMEOUT_MS, "timeout", 1, MAX_TIMEOUT_MS);
+      const intervalMs = checkInteger(blank(def.interval) ? 1000 : def.interval, "interval", 50, 3_600_000);
+      const since = typeof command.id === "string" ? command.creationDate : command.creationDate - LOCAL_CLOCK_SKEW_MS;
+
+      const started = performance.now();
+      const markers: DeviceEvent[] = [];
+      return new Promise<Result | null>((resolve, reject) => {
+        const finish = (output: number, event: DeviceEvent | null, kind: string): void => {
+          cleanup();
+          const out: (NodeMessage | null)[] = [null, null, null];
+          const elapsed = Math.round(performance.now() - started);
+          msg.payload = event;
+          msg.markers = markers;
+          msg.elapsed = elapsed;
+          out[output] = msg;
+          resolve({ send: out, status: ctx.t(`edge-await-command.status.${kind}`, { elapsed }) });
+        };
+        const unwatch = poller.watch(inbox, {
+          commandId: command.id,
+          since,
+          intervalMs,
+          onMarker(event, marker) {
+            markers.push(event);
+            const output = OUTPUT[marker];
+            if (output >= 0) {
+              finish(output, event, output === 0 ? "complete" : "fault");
+            } else {
+              ctx.status({ fill: "yellow", shape: "dot", text: ctx.t("edge-await-command.status.started", { count: pending() }) });
+            }
+          },
+          onError(err: EdgeError) {
+            cleanup();
+            reject(err);
+          },
+        });
+        const timer = setTimeout(() => {
+          finish(2, null, "timeout");
+        }, timeout);
+        const onAbort = (): void => {
+          cleanup();
+          resolve(null);
+        };
+        ctx.signal.addEventListener("abort", onAbort, { once: true });
+        function cleanup(): void {
+          clearTimeout(timer);
+          unwatch();
+          ctx.signal.removeEventListener("abort", onAbort);
+        }
+      });
+    };
+
+    let waiting = 0;
+    const pending = (): number => waiting;
+    handle = handleInput(
+      RED,
+      this,
+      "edge-await-command",
+      (msg, ctx) => {
+        waiting++;
+        return step(msg, ctx).finally(() => {
+          waiting--;
+        });
+      },
+      {
+        busy: (count, t) => ({ fill: "blue", shape: "ring", text: t("edge-await-command.status.waiting", { count }) }),
+      },
+    );
+  }
+
+  RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode);
+};

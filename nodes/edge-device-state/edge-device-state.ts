@@ -1,0 +1,46 @@
+// Reads a device, replaces its state, or merges keys into it. Merge is the spec's update rule 2
+// done for the user: read the whole state, change it, write it all back. Merges of one device run
+// one after another through the account's queue, and a failed merge is retried as a whole, so no
+// concurrent or retried merge writes a stale state.
+import type { Node, NodeAPI, NodeDef } from "node-red";
+import { EdgeError } from "../lib/api/errors";
+import type { Device } from "../lib/api/types";
+import { merge } from "../lib/device/merge";
+import { clientOf } from "../lib/account/lookup";
+import { handleInput } from "../lib/node-red/handler";
+import { resolveTarget } from "../lib/node-red/target";
+import { checkPatch, checkState } from "../lib/node-red/validate";
+
+interface DeviceStateDef extends NodeDef {
+  account: string;
+  device: string;
+  mode: "get" | "replace" | "merge";
+}
+
+export = function (RED: NodeAPI): void {
+  function EdgeDeviceStateNode(this: Node, def: DeviceStateDef) {
+    RED.nodes.createNode(this, def);
+    const mode = def.mode || "get";
+    handleInput(RED, this, "edge-device-state", async (msg, { call, t }) => {
+      const { client, account } = clientOf(RED, def.account);
+      const device = resolveTarget(def.device, msg, "deviceId", "device-empty");
+      let result: Device;
+      if (mode === "get") {
+        result = await client.getDevice(device, call);
+      } else if (mode === "replace") {
+        result = await client.updateDevice(device, checkState(msg.payload, "msg.payload"), call);
+      } else if (mode === "merge") {
+        const patch = checkPatch(msg.payload, "msg.payload");
+        result = await account.serial.run(`device:${device}`, () => merge(client, device, patch, call));
+      } else {
+        throw new EdgeError("bad-mode", { mode: String(mode) });
+      }
+      msg.payload = result.state;
+      msg.device = result;
+      const keys = Object.keys(result.state).length;
+      return { send: msg, status: t(`edge-device-state.status.${mode}`, { device, keys }) };
+    });
+  }
+
+  RED.nodes.registerType("edge-device-state", EdgeDeviceStateNode);
+};

@@ -1,0 +1,93 @@
+// Lists the events of a stream: one page, all pages gathered into one array, or one message per
+// event (with msg.parts, so a core join node rebuilds the array) fetched a page at a time. A
+// stream given as a path uses the documented `GET /event?path=` fall-back.
+import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
+import { EdgeError } from "../lib/api/errors";
+import type { DeviceEvent, Page } from "../lib/api/types";
+import { clientOf } from "../lib/account/lookup";
+import { pages } from "../lib/events/pager";
+import { handleInput } from "../lib/node-red/handler";
+import { resolveTarget } from "../lib/node-red/target";
+import { checkInteger } from "../lib/node-red/validate";
+
+interface ListEventsDef extends NodeDef {
+  account: string;
+  stream: string;
+  limit: number | string;
+  start: number | string;
+  mode: "page" | "all" | "split";
+  maxEvents: number | string;
+}
+
+const MAX_LIMIT = 10_000;
+const MAX_START = 2 ** 31 - 1;
+const MAX_EVENTS = 1_000_000;
+
+function blankToUndefined(value: unknown): unknown {
+  return typeof value === "string" && value.trim() === "" ? undefined : value;
+}
+
+export = function (RED: NodeAPI): void {
+  function EdgeListEventsNode(this: Node, def: ListEventsDef) {
+    RED.nodes.createNode(this, def);
+    const mode = def.mode || "page";
+    handleInput(RED, this, "edge-list-events", async (msg, { call, t, send, signal }) => {
+      const { client } = clientOf(RED, def.account);
+      const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
+      const limit = checkInteger(msg.limit ?? blankToUndefined(def.limit) ?? 20, "limit", 1, MAX_LIMIT);
+      const start = checkInteger(msg.start ?? blankToUndefined(def.start) ?? 0, "start", 0, MAX_START);
+      const maxEvents = checkInteger(blankToUndefined(def.maxEvents) ?? 1000, "maxEvents", 1, MAX_EVENTS);
+      const fetch = (page: Page): Promise<DeviceEvent[]> =>
+        stream.startsWith("/")
+          ? client.listEventsByPath(stream, page, call)
+          : client.listEvents(stream, page, call);
+
+      if (mode === "page") {
+        const events = await fetch({ limit, start });
+        msg.payload = events;
+        msg.paging = { start, limit, count: events.length, more: events.length >= limit };
+        return { send: msg, status: t("edge-list-events.status.page", { count: events.length, start }) };
+      }
+      if (mode === "all") {
+        const all: DeviceEvent[] = [];
+        let more = false;
+        for await (const page of pages(fetch, { limit, start }, maxEvents)) {
+          all.push(...page.events);
+          more = page.full;
+        }
+        msg.payload = all;
+        msg.paging = { start, limit, count: all.length, more };
+        return { send: msg, status: t("edge-list-events.status.all", { count: all.length }) };
+      }
+      if (mode === "split") {
+        // One event is held back until the next is known, so the last message can carry
+        // parts.count and a join node completes without a timeout.
+        let held: DeviceEvent | undefined;
+        let index = 0;
+        let more = false;
+        const emit = (event: DeviceEvent, count?: number): void => {
+          const out: NodeMessage = { ...msg, payload: event };
+          out.parts = { id: msg._msgid, index, type: "array", len: 1, ...(count ? { count } : {}) };
+          index++;
+          send(out);
+        };
+        for await (const page of pages(fetch, { limit, start }, maxEvents)) {
+          if (signal.aborted) break;
+          for (const event of page.events) {
+            if (held) emit(held);
+            held = event;
+          }
+          more = page.full;
+        }
+        if (held) {
+          msg.paging = { start, limit, count: index + 1, more };
+          emit(held, index + 1);
+        }
+        return { status: t("edge-list-events.status.split", { count: index }) };
+      }
+      throw new EdgeError("bad-mode", { mode: String(mode) });
+    });
+  }
+
+  RED.nodes.registerType("edge-list-events", EdgeListEventsNode);
+};

@@ -1,0 +1,78 @@
+// Sends a command: an event in the device's `:command` stream, addressed by the stream path built
+// from the device name (POST /event) or by a stream id (POST /event/<id>). The elems go out as the
+// user wrote them, flat resource paths or nested objects. msg.command records what the await node
+// needs to find the command's markers.
+import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
+import type { DeviceEvent, EventMetadata } from "../lib/api/types";
+import { clientOf } from "../lib/account/lookup";
+import { handleInput } from "../lib/node-red/handler";
+import { renderJson } from "../lib/node-red/render";
+import { resolveTarget } from "../lib/node-red/target";
+import { checkElems, checkInteger, parseJson, typeName } from "../lib/node-red/validate";
+import { EdgeError } from "../lib/api/errors";
+import type { CommandRef } from "../lib/commands/command-ref";
+
+interface SendCommandDef extends NodeDef {
+  account: string;
+  target: "device" | "stream";
+  device: string;
+  stream: string;
+  elems: string;
+  ttl: string | number;
+}
+
+const MAX_TTL = 2 ** 31 - 1;
+
+function deviceOfPath(path: string | undefined): string | undefined {
+  return path ? /\/devices\/([^/]+)\/:command$/.exec(path)?.[1] : undefined;
+}
+
+function elemsOf(msg: NodeMessage, template: string) {
+  const payload = msg.payload;
+  if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
+    return checkElems(payload, "msg.payload");
+  }
+  if (!template.trim()) throw new EdgeError("not-object", { what: "msg.payload", type: typeName(payload) });
+  return checkElems(parseJson(renderJson(template, msg), "Elems"), "Elems");
+}
+
+export = function (RED: NodeAPI): void {
+  function EdgeSendCommandNode(this: Node, def: SendCommandDef) {
+    RED.nodes.createNode(this, def);
+    const target = def.target === "stream" ? "stream" : "device";
+    handleInput(RED, this, "edge-send-command", async (msg, { call, t }) => {
+      const { client } = clientOf(RED, def.account);
+      const elems = elemsOf(msg, def.elems || "");
+      const ttlSource = msg.ttl ?? (String(def.ttl ?? "").trim() ? def.ttl : undefined);
+      const ttl = ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", 0, MAX_TTL);
+      const metadata: EventMetadata | undefined = ttl === undefined ? undefined : { ttl };
+      const sentAt = Date.now();
+      let event: DeviceEvent | null;
+      let device: string | undefined;
+      let streamId: string | undefined;
+      let path: string | undefined;
+      if (target === "device") {
+        device = resolveTarget(def.device, msg, "deviceId", "device-empty");
+        path = client.streamPath(device, ":command");
+        event = await client.createEventByPath(path, elems, metadata, call);
+      } else {
+        streamId = resolveTarget(def.stream, msg, "streamId", "stream-empty");
+        event = await client.createEvent(streamId, elems, metadata, call);
+      }
+      const command: CommandRef = {
+        id: event?.id,
+        streamId: event?.streamId ?? streamId,
+        path: event?.path ?? path,
+        creationDate: typeof event?.creationDate === "number" ? event.creationDate : sentAt,
+        device: device ?? deviceOfPath(event?.path) ?? (typeof msg.deviceId === "string" ? msg.deviceId : undefined),
+        ttl,
+        sentAt,
+      };
+      msg.payload = event;
+      msg.command = command;
+      return { send: msg, status: t("edge-send-command.status.sent", { id: event?.id ?? "?" }) };
+    });
+  }
+
+  RED.nodes.registerType("edge-send-command", EdgeSendCommandNode);
+};

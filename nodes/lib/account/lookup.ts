@@ -1,0 +1,30 @@
+// How worker nodes reach their account: the config node holds the client and what is shared per
+// account; a worker fails with a translated error when none is configured or it is invalid.
+import type { Node, NodeAPI } from "node-red";
+import type { EdgeClient } from "../api/client";
+import { EdgeError } from "../api/errors";
+import type { InboxPoller } from "../commands/inbox-poller";
+import type { KeyedQueue } from "./keyed-queue";
+
+/** What an `edge-account` node exposes to the nodes that use it. */
+export interface Account {
+  readonly client: EdgeClient | undefined;
+  /** Why no client could be built from the configuration. */
+  readonly configError: EdgeError | undefined;
+  readonly serial: KeyedQueue;
+  /** Shared polling of device inboxes for edge-await-command. */
+  readonly poller: InboxPoller | undefined;
+}
+
+export type AccountNode = Node<{ user?: string; token?: string }> & Account;
+
+/** The account's client, or the error to report for this message. */
+export function clientOf(
+  RED: NodeAPI,
+  accountId: string | undefined,
+): { client: EdgeClient; poller: InboxPoller; account: Account } {
+  const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
+  if (!account) throw new EdgeError("no-account");
+  if (!account.client || !account.poller) throw account.configError ?? new EdgeError("no-account");
+  return { client: account.client, poller: account.poller, account };
+}
