@@ -28,7 +28,17 @@ async function load(flow, credentials = {}, extra = []) {
     const node = helper.getNode(n.id);
     if (!node) continue;
     for (const m of WATCHED) node.on(`call:${m}`, (call) => capture(`${n.type}.${m}`, ...call.args));
-    if (n.type === "helper") node.on("input", (msg) => capture("helper.input", msg));
+    if (n.type === "helper") {
+      // One listener per helper node, queueing what arrives: Node-RED's input dispatch does not
+      // tolerate listeners removing themselves, and a queue cannot miss an early message.
+      node.received = [];
+      node.waiters = [];
+      node.on("input", (msg) => {
+        capture("helper.input", msg);
+        node.received.push(msg);
+        for (const w of node.waiters.splice(0)) w();
+      });
+    }
   }
 }
 
@@ -44,31 +54,42 @@ function account(sim, extra = {}, creds = {}) {
   return { node, credentials: { acc: { user: sim.user, token: sim.token, ...creds } } };
 }
 
-/** Resolves with the next message a helper node receives, or rejects after ms. */
-function next(node, ms = 5000) {
+/** Waits until the helper node has received at least `n` messages not yet taken. */
+function waitCount(node, n, ms) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no message at ${node.id} within ${ms} ms`)), ms);
-    node.once("input", (msg) => {
-      clearTimeout(timer);
-      resolve(msg);
-    });
+    const timer = setTimeout(() => {
+      reject(new Error(`${node.received.length}/${n} messages at ${node.id} within ${ms} ms`));
+    }, ms);
+    const check = () => {
+      if (node.received.length >= n) {
+        clearTimeout(timer);
+        resolve(node.received.splice(0, n));
+      } else {
+        node.waiters.push(check);
+      }
+    };
+    check();
   });
 }
 
-/** Collects n messages at a helper node. */
+/** The next message a helper node receives (or has received and nobody took yet). */
+async function next(node, ms = 5000) {
+  return (await waitCount(node, 1, ms))[0];
+}
+
+/** The next n messages at a helper node. */
 function collect(node, n, ms = 5000) {
+  return waitCount(node, n, ms);
+}
+
+/** Resolves if the helper node receives nothing new within ms. */
+function noMessage(node, ms) {
   return new Promise((resolve, reject) => {
-    const got = [];
-    const timer = setTimeout(() => reject(new Error(`${got.length}/${n} messages at ${node.id} within ${ms} ms`)), ms);
-    const on = (msg) => {
-      got.push(msg);
-      if (got.length === n) {
-        clearTimeout(timer);
-        node.removeListener("input", on);
-        resolve(got);
-      }
-    };
-    node.on("input", on);
+    const before = node.received.length;
+    setTimeout(() => {
+      if (node.received.length > before) reject(new Error(`unexpected message at ${node.id}: ${JSON.stringify(node.received.at(-1).payload)}`));
+      else resolve();
+    }, ms);
   });
 }
 
@@ -79,4 +100,4 @@ function statuses(node) {
   return list;
 }
 
-module.exports = { helper, NODES, CORE, load, unload, account, next, collect, statuses };
+module.exports = { helper, NODES, CORE, load, unload, account, next, collect, noMessage, statuses };

@@ -2,6 +2,7 @@
 // operations: it builds an encoded path, applies the account's rate limit, sends one attempt over
 // the account's keep-alive pool, checks the envelope and retries what retry.ts allows, within the
 // request's time budget. Nodes never build URLs or headers themselves.
+import { setMaxListeners } from "node:events";
 import type { Dispatcher } from "undici";
 import { EdgeError } from "./errors";
 import { isObject, readEnvelope } from "./envelope";
@@ -139,6 +140,8 @@ export class EdgeClient {
     if (/[\r\n]/.test(token) || /[\r\n]/.test(settings.user ?? "")) {
       throw new EdgeError("bad-config", { detail: "the user or token holds a line break" });
     }
+    // Every call in flight listens on this signal; hundreds at once are normal, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.origin = origin;
     this.company = company;
     this.prefix = `${basePath}/v5.0/${encodeSegment(company)}`;

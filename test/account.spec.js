@@ -1,0 +1,132 @@
+// edge-account: the client it owns and its "Test connection" admin route.
+"use strict";
+const assert = require("node:assert/strict");
+const { startSim } = require("./simulator-helpers");
+const { load, unload, account, helper } = require("./support/red");
+const { startNodeRed } = require("./support/node-red-process");
+const { capture } = require("./support/capture");
+
+describe("edge-account", function () {
+  let sim;
+  before(function (done) {
+    helper.startServer(done);
+  });
+  after(function (done) {
+    helper.stopServer(done);
+  });
+  beforeEach(async function () {
+    sim = await startSim();
+  });
+  afterEach(async function () {
+    await unload();
+    await sim.close();
+  });
+
+  async function deploy(creds = {}) {
+    const acc = account(sim, {}, creds);
+    await load([acc.node], acc.credentials);
+    return helper.getNode("acc");
+  }
+
+  async function test(body) {
+    const res = await helper.request().post("/edge-account/test").send(body).expect(200);
+    capture("test-connection answer", res.body);
+    return res.body;
+  }
+
+  it("owns one client for the account, built from its properties and credentials", async function () {
+    const acc = await deploy();
+    assert.equal(acc.client.company, "demo");
+    assert.equal(acc.client.origin, sim.url);
+    assert.ok(acc.poller);
+  });
+
+  it("reports an invalid base URL when deployed, and the nodes using it fail with that reason", async function () {
+    await load([{ id: "acc", type: "edge-account", baseUrl: "not a url", company: "demo" }], { acc: { token: "t" } });
+    const acc = helper.getNode("acc");
+    assert.equal(acc.client, undefined);
+    assert.match(acc.configError.message, /base URL "not a url" is not a URL/);
+  });
+
+  it("answers Test connection for good typed credentials", async function () {
+    await deploy();
+    const answer = await test({ baseUrl: sim.url, company: "demo", user: sim.user, token: sim.token });
+    assert.equal(answer.ok, true);
+    assert.match(answer.message, /^Connected: the company demo answered/);
+  });
+
+  it("answers Test connection with the API's own error text for a bad token", async function () {
+    await deploy();
+    const answer = await test({ baseUrl: sim.url, company: "demo", user: sim.user, token: "bad-token" });
+    assert.equal(answer.ok, false);
+    assert.equal(answer.status, 401);
+    assert.match(answer.message, /^Failed: The server refused the credentials \(HTTP 401\): .+/);
+  });
+
+  it("answers Test connection for another company with 403", async function () {
+    await deploy();
+    const answer = await test({ baseUrl: sim.url, company: "other", token: sim.token });
+    assert.equal(answer.ok, false);
+    assert.equal(answer.status, 403);
+  });
+
+  it("uses the deployed node's stored token when the dialog's token is unchanged", async function () {
+    await deploy();
+    const answer = await test({ id: "acc", baseUrl: sim.url, company: "demo", token: "__PWRD__" });
+    assert.equal(answer.ok, true);
+    const bad = await test({ id: "missing", baseUrl: sim.url, company: "demo", token: "__PWRD__" });
+    assert.equal(bad.ok, false);
+    assert.match(bad.message, /the token is empty/);
+  });
+
+  it("answers Test connection when nothing listens at the URL", async function () {
+    await deploy();
+    const answer = await test({ baseUrl: "http://127.0.0.1:1", company: "demo", token: "x" });
+    assert.equal(answer.ok, false);
+    assert.match(answer.message, /Connection refused/);
+  });
+
+  describe("with adminAuth on, in a real Node-RED", function () {
+    let red;
+    before(async function () {
+      this.timeout(40000);
+      red = await startNodeRed({
+        settings: {
+          adminAuth: {
+            type: "credentials",
+            users: [{ username: "admin", password: require("bcryptjs").hashSync("password", 8), permissions: "*" }],
+          },
+        },
+      });
+    });
+    after(async function () {
+      await red?.stop();
+    });
+
+    it("refuses Test connection to a caller without permission", async function () {
+      const res = await fetch(`${red.url}/edge-account/test`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ baseUrl: sim.url, company: "demo", token: sim.token }),
+      });
+      assert.equal(res.status, 401);
+    });
+
+    it("answers Test connection to a logged-in caller", async function () {
+      const login = await fetch(`${red.url}/auth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_id: "node-red-admin", grant_type: "password", scope: "*", username: "admin", password: "password" }),
+      });
+      assert.equal(login.status, 200);
+      const { access_token: bearer } = await login.json();
+      const res = await fetch(`${red.url}/edge-account/test`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+        body: JSON.stringify({ baseUrl: sim.url, company: "demo", token: sim.token }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).ok, true);
+    });
+  });
+});
