@@ -32,7 +32,8 @@ function build() {
         if (fs.existsSync(src)) copy(src, path.join(outDir, "locales", lang, name + ext));
       }
     }
-    for (const icon of icons) copy(path.join(root, "icons", icon), path.join(outDir, "icons", icon));
+    for (const icon of icons)
+      copy(path.join(root, "icons", icon), path.join(outDir, "icons", icon));
   }
   fs.chmodSync(path.join(root, "dist", "simulator", "cli.js"), 0o755);
 }

@@ -42,7 +42,9 @@ describe("edge-account", function () {
   });
 
   it("reports an invalid base URL when deployed, and the nodes using it fail with that reason", async function () {
-    await load([{ id: "acc", type: "edge-account", baseUrl: "not a url", company: "demo" }], { acc: { token: "t" } });
+    await load([{ id: "acc", type: "edge-account", baseUrl: "not a url", company: "demo" }], {
+      acc: { token: "t" },
+    });
     const acc = helper.getNode("acc");
     assert.equal(acc.client, undefined);
     assert.match(acc.configError.message, /base URL "not a url" is not a URL/);
@@ -50,14 +52,24 @@ describe("edge-account", function () {
 
   it("answers Test connection for good typed credentials", async function () {
     await deploy();
-    const answer = await test({ baseUrl: sim.url, company: "demo", user: sim.user, token: sim.token });
+    const answer = await test({
+      baseUrl: sim.url,
+      company: "demo",
+      user: sim.user,
+      token: sim.token,
+    });
     assert.equal(answer.ok, true);
     assert.match(answer.message, /^Connected: the company demo answered/);
   });
 
   it("answers Test connection with the API's own error text for a bad token", async function () {
     await deploy();
-    const answer = await test({ baseUrl: sim.url, company: "demo", user: sim.user, token: "bad-token" });
+    const answer = await test({
+      baseUrl: sim.url,
+      company: "demo",
+      user: sim.user,
+      token: "bad-token",
+    });
     assert.equal(answer.ok, false);
     assert.equal(answer.status, 401);
     assert.match(answer.message, /^Failed: The server refused the credentials \(HTTP 401\): .+/);
@@ -94,7 +106,13 @@ describe("edge-account", function () {
         settings: {
           adminAuth: {
             type: "credentials",
-            users: [{ username: "admin", password: require("bcryptjs").hashSync("password", 8), permissions: "*" }],
+            users: [
+              {
+                username: "admin",
+                password: require("bcryptjs").hashSync("password", 8),
+                permissions: "*",
+              },
+            ],
           },
         },
       });
@@ -116,7 +134,13 @@ describe("edge-account", function () {
       const login = await fetch(`${red.url}/auth/token`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ client_id: "node-red-admin", grant_type: "password", scope: "*", username: "admin", password: "password" }),
+        body: JSON.stringify({
+          client_id: "node-red-admin",
+          grant_type: "password",
+          scope: "*",
+          username: "admin",
+          password: "password",
+        }),
       });
       assert.equal(login.status, 200);
       const { access_token: bearer } = await login.json();

@@ -2,7 +2,17 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { startSim, control, sleep } = require("./simulator-helpers");
-const { load, unload, account, next, collect, noMessage, statuses, helper, CORE } = require("./support/red");
+const {
+  load,
+  unload,
+  account,
+  next,
+  collect,
+  noMessage,
+  statuses,
+  helper,
+  CORE,
+} = require("./support/red");
 
 const COMPLETE_NODE = require("@node-red/nodes/core/common/24-complete.js");
 const LCD_INBOX = "s5f3c1a2b0000000000000012";
@@ -14,19 +24,55 @@ async function start(sim, props = {}, sendProps = {}) {
   const nodes = [
     { id: "tab", type: "tab" },
     acc.node,
-    { id: "send", z: "tab", type: "edge-send-command", account: "acc", target: "device", device: "lcd-board", elems: "", ttl: "", wires: [["a1"]], ...sendProps },
-    { id: "a1", z: "tab", type: "edge-await-command", account: "acc", inbox: "", timeout: "", interval: 50, wires: [["ok"], ["fault"], ["late"]], ...props },
+    {
+      id: "send",
+      z: "tab",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "lcd-board",
+      elems: "",
+      ttl: "",
+      wires: [["a1"]],
+      ...sendProps,
+    },
+    {
+      id: "a1",
+      z: "tab",
+      type: "edge-await-command",
+      account: "acc",
+      inbox: "",
+      timeout: "",
+      interval: 50,
+      wires: [["ok"], ["fault"], ["late"]],
+      ...props,
+    },
     { id: "ok", z: "tab", type: "helper" },
     { id: "fault", z: "tab", type: "helper" },
     { id: "late", z: "tab", type: "helper" },
     { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
     { id: "caught", z: "tab", type: "helper" },
-    { id: "done1", z: "tab", type: "complete", scope: ["a1"], uncaught: false, wires: [["completed"]] },
+    {
+      id: "done1",
+      z: "tab",
+      type: "complete",
+      scope: ["a1"],
+      uncaught: false,
+      wires: [["completed"]],
+    },
     { id: "completed", z: "tab", type: "helper" },
   ];
   await load(nodes, acc.credentials, [CORE.catch, COMPLETE_NODE]);
   const get = (id) => helper.getNode(id);
-  return { send: get("send"), a1: get("a1"), ok: get("ok"), fault: get("fault"), late: get("late"), caught: get("caught"), completed: get("completed") };
+  return {
+    send: get("send"),
+    a1: get("a1"),
+    ok: get("ok"),
+    fault: get("fault"),
+    late: get("late"),
+    caught: get("caught"),
+    completed: get("completed"),
+  };
 }
 
 const names = (markers) => markers.map((m) => JSON.stringify(m.elems).match(/COMMAND_[A-Z]+/)[0]);
@@ -56,7 +102,10 @@ describe("edge-await-command", function () {
     assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
     assert.ok(msg.elapsed >= 0 && msg.elapsed < 5000);
     assert.equal(msg.command.device, "lcd-board");
-    assert.ok(shown.some((s) => s.fill === "yellow" && /^started/.test(s.text)), JSON.stringify(shown));
+    assert.ok(
+      shown.some((s) => s.fill === "yellow" && /^started/.test(s.text)),
+      JSON.stringify(shown),
+    );
     assert.equal(shown.at(-1).fill, "green");
     assert.match(shown.at(-1).text, /^complete in \d+ ms$/);
   });
@@ -128,9 +177,15 @@ describe("edge-await-command", function () {
       headers: { "x-auth-token": sim.token, "content-type": "application/json" },
       body: JSON.stringify({ state: { "/lcd/txt1": "pushed" } }),
     });
-    await control(sim, "POST", "/events", { streamId: LCD_INBOX, elems: { note: "COMMAND_STARTED_NOT" } });
+    await control(sim, "POST", "/events", {
+      streamId: LCD_INBOX,
+      elems: { note: "COMMAND_STARTED_NOT" },
+    });
     await noMessage(ok, 300);
-    assert.ok(!shown.some((s) => s.fill === "yellow"), "started shown before the device was online");
+    assert.ok(
+      !shown.some((s) => s.fill === "yellow"),
+      "started shown before the device was online",
+    );
     await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
     const msg = await next(ok);
     assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);

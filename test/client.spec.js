@@ -84,7 +84,11 @@ describe("API client", function () {
 
     it("creates an event by stream path with the spec's text/plain content type", async function () {
       const path = client.streamPath("lcd-board", ":command");
-      const event = await client.createEventByPath(path, { "/lcd/txt1": "from test" }, { ttl: 5000 });
+      const event = await client.createEventByPath(
+        path,
+        { "/lcd/txt1": "from test" },
+        { ttl: 5000 },
+      );
       assert.match(event.id, /^e[0-9a-f]{24}$/);
       assert.equal(event.path, "/demo/devices/lcd-board/:command");
       assert.equal(event.version, 0);
@@ -92,11 +96,17 @@ describe("API client", function () {
       const req = await lastRequest(sim);
       assert.equal(req.method, "POST");
       assert.equal(req.headers["content-type"], "text/plain; charset=utf-8");
-      assert.deepEqual(JSON.parse(req.body), { path, elems: { "/lcd/txt1": "from test" }, metadata: { ttl: 5000 } });
+      assert.deepEqual(JSON.parse(req.body), {
+        path,
+        elems: { "/lcd/txt1": "from test" },
+        metadata: { ttl: 5000 },
+      });
     });
 
     it("creates an event by stream id", async function () {
-      const event = await client.createEvent("s5f3c1a2b0000000000000011", { lcd: { txt1: "nested" } });
+      const event = await client.createEvent("s5f3c1a2b0000000000000011", {
+        lcd: { txt1: "nested" },
+      });
       assert.equal(event.streamId, "s5f3c1a2b0000000000000011");
       assert.deepEqual(event.elems, { lcd: { txt1: "nested" } });
     });
@@ -108,7 +118,10 @@ describe("API client", function () {
       assert.equal(first.length, 2);
       assert.equal(next.length, 2);
       const dates = [...first, ...next].map((e) => e.creationDate);
-      assert.deepEqual(dates, [...dates].sort((a, b) => b - a));
+      assert.deepEqual(
+        dates,
+        [...dates].sort((a, b) => b - a),
+      );
       assert.notEqual(first[1].id, next[0].id);
       const req = await lastRequest(sim);
       assert.match(req.url, /\?limit=2&start=2$/);
@@ -119,7 +132,10 @@ describe("API client", function () {
       const events = await client.listEventsByPath("/demo/devices/lcd-board/:inbox", { limit: 10 });
       assert.equal(events.length, 3);
       const req = await lastRequest(sim);
-      assert.equal(req.url, "/v5.0/demo/event?path=%2Fdemo%2Fdevices%2Flcd-board%2F%3Ainbox&limit=10&start=0");
+      assert.equal(
+        req.url,
+        "/v5.0/demo/event?path=%2Fdemo%2Fdevices%2Flcd-board%2F%3Ainbox&limit=10&start=0",
+      );
     });
   });
 
@@ -154,7 +170,10 @@ describe("API client", function () {
     });
 
     it("refuses a base URL that is not http(s)", function () {
-      assert.throws(() => make({ baseUrl: "ftp://x" }), (err) => err instanceof EdgeError && err.code === "bad-config");
+      assert.throws(
+        () => make({ baseUrl: "ftp://x" }),
+        (err) => err instanceof EdgeError && err.code === "bad-config",
+      );
     });
   });
 
@@ -230,7 +249,10 @@ describe("API client", function () {
 
     it("accepts event creation answered with body null", async function () {
       await fault(sim, { path: "/event", body: "null-body" });
-      assert.equal(await client.createEvent("s5f3c1a2b0000000000000011", { "/lcd/txt1": "x" }), null);
+      assert.equal(
+        await client.createEvent("s5f3c1a2b0000000000000011", { "/lcd/txt1": "x" }),
+        null,
+      );
     });
 
     it("times out a request the server does not answer in time", async function () {
@@ -242,7 +264,9 @@ describe("API client", function () {
 
     it("says a timed-out command may or may not have been delivered", async function () {
       await fault(sim, { path: "/event", delayMs: 1500 });
-      const err = await rejection(make({ timeoutMs: 200 }).createEvent("s5f3c1a2b0000000000000011", { a: 1 }));
+      const err = await rejection(
+        make({ timeoutMs: 200 }).createEvent("s5f3c1a2b0000000000000011", { a: 1 }),
+      );
       assert.equal(err.code, "timeout-uncertain");
       assert.equal(err.mayHaveBeenSent, true);
     });
@@ -266,7 +290,9 @@ describe("API client", function () {
 
     it("refuses a body over the payload limit before sending it", async function () {
       const small = make({ maxPayloadBytes: 100 });
-      const err = await rejection(small.createEvent("s5f3c1a2b0000000000000011", { text: "x".repeat(200) }));
+      const err = await rejection(
+        small.createEvent("s5f3c1a2b0000000000000011", { text: "x".repeat(200) }),
+      );
       assert.equal(err.code, "payload-too-large");
       assert.equal(sim.stats().total, 0);
     });
@@ -282,7 +308,9 @@ describe("API client", function () {
       });
       await new Promise((resolve) => echo.listen(0, "127.0.0.1", resolve));
       try {
-        const err = await rejection(make({ baseUrl: `http://127.0.0.1:${echo.address().port}` }).getDevice(LCD));
+        const err = await rejection(
+          make({ baseUrl: `http://127.0.0.1:${echo.address().port}` }).getDevice(LCD),
+        );
         assert.equal(err.code, "auth");
         assert.match(err.message, /Invalid token \[REDACTED\]/);
         assert.ok(!JSON.stringify(err).includes(sim.token));

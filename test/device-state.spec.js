@@ -12,7 +12,16 @@ function flow(sim, props = {}, accountProps = {}, creds = {}) {
     nodes: [
       { id: "tab", type: "tab" },
       acc.node,
-      { id: "n1", z: "tab", type: "edge-device-state", account: "acc", device: "", mode: "get", wires: [["out"]], ...props },
+      {
+        id: "n1",
+        z: "tab",
+        type: "edge-device-state",
+        account: "acc",
+        device: "",
+        mode: "get",
+        wires: [["out"]],
+        ...props,
+      },
       { id: "out", z: "tab", type: "helper" },
       { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
       { id: "caught", z: "tab", type: "helper" },
@@ -94,22 +103,48 @@ describe("edge-device-state", function () {
   });
 
   it("keeps all of 20 merges of different keys sent at once to one device", async function () {
-    const { n1, out } = await start(sim, { device: "lcd-board", mode: "merge" }, { rate: 0, concurrency: 8 });
+    const { n1, out } = await start(
+      sim,
+      { device: "lcd-board", mode: "merge" },
+      { rate: 0, concurrency: 8 },
+    );
     const all = collect(out, 20, 10000);
     for (let i = 0; i < 20; i++) n1.receive({ payload: { [`/k/${i}`]: i } });
     await all;
-    const res = await fetch(`${sim.url}/v5.0/demo/device/lcd-board`, { headers: { "x-auth-token": sim.token } });
+    const res = await fetch(`${sim.url}/v5.0/demo/device/lcd-board`, {
+      headers: { "x-auth-token": sim.token },
+    });
     const state = (await res.json()).body.state;
     for (let i = 0; i < 20; i++) assert.equal(state[`/k/${i}`], i, `key /k/${i} was lost`);
     assert.equal(state["/lcd/txt1"], "Hello");
   });
 
   const invalid = [
-    ["a string payload in replace", "replace", "text", /msg\.payload must be an object, got a string/],
+    [
+      "a string payload in replace",
+      "replace",
+      "text",
+      /msg\.payload must be an object, got a string/,
+    ],
     ["an array payload in merge", "merge", [1, 2], /msg\.payload must be an object, got an array/],
-    ["a nested value in replace", "replace", { "/a": { b: 1 } }, /the value of "\/a" must be a string, number or boolean, got an object/],
-    ["an array value in merge", "merge", { "/a": [1] }, /the value of "\/a" must be a string, number or boolean, got an array/],
-    ["null in replace", "replace", { "/a": null }, /null removes a key and is allowed in merge mode only/],
+    [
+      "a nested value in replace",
+      "replace",
+      { "/a": { b: 1 } },
+      /the value of "\/a" must be a string, number or boolean, got an object/,
+    ],
+    [
+      "an array value in merge",
+      "merge",
+      { "/a": [1] },
+      /the value of "\/a" must be a string, number or boolean, got an array/,
+    ],
+    [
+      "null in replace",
+      "replace",
+      { "/a": null },
+      /null removes a key and is allowed in merge mode only/,
+    ],
     ["NaN in replace", "replace", { "/a": NaN }, /got NaN/],
   ];
   for (const [what, mode, payload, message] of invalid) {
@@ -157,7 +192,12 @@ describe("edge-device-state", function () {
 
   it("cannot be redirected by msg properties such as baseUrl, headers or token", async function () {
     const { n1, out } = await start(sim, { device: LCD });
-    n1.receive({ baseUrl: "http://127.0.0.2:1", url: "http://127.0.0.2:1", headers: { "x-auth-token": "x" }, token: "x" });
+    n1.receive({
+      baseUrl: "http://127.0.0.2:1",
+      url: "http://127.0.0.2:1",
+      headers: { "x-auth-token": "x" },
+      token: "x",
+    });
     const msg = await next(out);
     assert.equal(msg.device.id, LCD);
     const [req] = (await control(sim, "GET", "/requests?limit=1")).json;

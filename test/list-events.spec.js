@@ -16,7 +16,19 @@ async function start(sim, props = {}, extraNodes = [], extraTypes = []) {
   const nodes = [
     { id: "tab", type: "tab" },
     acc.node,
-    { id: "n1", z: "tab", type: "edge-list-events", account: "acc", stream: STREAM, limit: 20, start: 0, mode: "page", maxEvents: 1000, wires: [["out"]], ...props },
+    {
+      id: "n1",
+      z: "tab",
+      type: "edge-list-events",
+      account: "acc",
+      stream: STREAM,
+      limit: 20,
+      start: 0,
+      mode: "page",
+      maxEvents: 1000,
+      wires: [["out"]],
+      ...props,
+    },
     { id: "out", z: "tab", type: "helper" },
     { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
     { id: "caught", z: "tab", type: "helper" },
@@ -81,7 +93,10 @@ describe("edge-list-events", function () {
     const msg = await next(out);
     assert.equal(msg.payload.length, 3);
     const [req] = (await control(sim, "GET", "/requests?limit=1")).json;
-    assert.match(req.url, /^\/v5\.0\/demo\/event\?path=%2Fdemo%2Fdevices%2Flcd-board%2F%3Ainbox&limit=20&start=0$/);
+    assert.match(
+      req.url,
+      /^\/v5\.0\/demo\/event\?path=%2Fdemo%2Fdevices%2Flcd-board%2F%3Ainbox&limit=20&start=0$/,
+    );
   });
 
   it("uses msg.streamId when the Stream property is empty", async function () {
@@ -96,7 +111,12 @@ describe("edge-list-events", function () {
     const { n1, out } = await start(sim, { mode: "all", limit: 20 });
     // While each page request waits at the server, 3 newer events arrive: they push events already
     // read into the next page.
-    await control(sim, "POST", "/faults", { method: "GET", path: `/event/${STREAM}`, delayMs: 40, count: 10 });
+    await control(sim, "POST", "/faults", {
+      method: "GET",
+      path: `/event/${STREAM}`,
+      delayMs: 40,
+      count: 10,
+    });
     let pagesSeen = 0;
     const adder = setInterval(() => {
       const count = sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] ?? 0;
@@ -113,7 +133,10 @@ describe("edge-list-events", function () {
       const original = seqs(msg.payload.filter((e) => e.elems.late === undefined));
       assert.deepEqual(original.slice(0, 5), [69, 68, 67, 66, 65]);
       assert.ok(original.includes(0), "the oldest event was reached");
-      assert.ok(sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] >= 4, "at least 4 pages were read");
+      assert.ok(
+        sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] >= 4,
+        "at least 4 pages were read",
+      );
       assert.equal(msg.paging.more, false);
     } finally {
       clearInterval(adder);
@@ -131,13 +154,29 @@ describe("edge-list-events", function () {
 
   it("splits into one message per event that a core join node rebuilds into the array", async function () {
     await fill(sim, 45);
-    const join = { id: "j1", z: "tab", type: "join", mode: "auto", build: "array", timeout: "", wires: [["joined"]] };
-    const { n1 } = await start(sim, { mode: "split", limit: 20, wires: [["out", "j1"]] }, [join, { id: "joined", z: "tab", type: "helper" }], [CORE.join]);
+    const join = {
+      id: "j1",
+      z: "tab",
+      type: "join",
+      mode: "auto",
+      build: "array",
+      timeout: "",
+      wires: [["joined"]],
+    };
+    const { n1 } = await start(
+      sim,
+      { mode: "split", limit: 20, wires: [["out", "j1"]] },
+      [join, { id: "joined", z: "tab", type: "helper" }],
+      [CORE.join],
+    );
     const out = helper.getNode("out");
     const parts = collect(out, 45);
     n1.receive({ topic: "t" });
     const messages = await parts;
-    assert.deepEqual(messages.map((m) => m.parts.index), [...Array(45).keys()]);
+    assert.deepEqual(
+      messages.map((m) => m.parts.index),
+      [...Array(45).keys()],
+    );
     assert.equal(messages.at(-1).parts.count, 45);
     assert.equal(messages[0].topic, "t");
     const joined = await next(helper.getNode("joined"));
@@ -147,7 +186,11 @@ describe("edge-list-events", function () {
 
   const invalid = [
     ["a limit of 0", { limit: 0 }, /limit must be a whole number from 1 to 10000, got 0/],
-    ["a negative start", { start: -1 }, /start must be a whole number from 0 to 2147483647, got -1/],
+    [
+      "a negative start",
+      { start: -1 },
+      /start must be a whole number from 0 to 2147483647, got -1/,
+    ],
     ["a NaN limit", { limit: NaN }, /limit must be a whole number .* got NaN/],
     ["a huge limit", { limit: 1e9 }, /limit must be a whole number .* got 1000000000/],
     ["a fractional start", { start: 1.5 }, /start must be a whole number .* got 1\.5/],

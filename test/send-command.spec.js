@@ -11,7 +11,19 @@ async function start(sim, props = {}, accountProps = {}, creds = {}) {
   const nodes = [
     { id: "tab", type: "tab" },
     acc.node,
-    { id: "n1", z: "tab", type: "edge-send-command", account: "acc", target: "device", device: "lcd-board", stream: "", elems: "", ttl: "", wires: [["out"]], ...props },
+    {
+      id: "n1",
+      z: "tab",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "lcd-board",
+      stream: "",
+      elems: "",
+      ttl: "",
+      wires: [["out"]],
+      ...props,
+    },
     { id: "out", z: "tab", type: "helper" },
     { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
     { id: "caught", z: "tab", type: "helper" },
@@ -58,7 +70,10 @@ describe("edge-send-command", function () {
     });
     const req = await lastRequest(sim);
     assert.equal(req.url, "/v5.0/demo/event");
-    assert.deepEqual(JSON.parse(req.body), { path: "/demo/devices/lcd-board/:command", elems: { "/lcd/txt1": "Hello world" } });
+    assert.deepEqual(JSON.parse(req.body), {
+      path: "/demo/devices/lcd-board/:command",
+      elems: { "/lcd/txt1": "Hello world" },
+    });
     assert.equal(shown[0].fill, "blue");
     assert.equal(shown.at(-1).fill, "green");
     assert.equal(shown.at(-1).text, `sent ${msg.payload.id}`);
@@ -84,10 +99,15 @@ describe("edge-send-command", function () {
   });
 
   it("renders the Elems property with mustache when msg.payload is not an object, escaping for JSON", async function () {
-    const { n1, out } = await start(sim, { elems: '{"/lcd/txt1": "{{payload}}", "/lcd/txt2": {{count}}}' });
+    const { n1, out } = await start(sim, {
+      elems: '{"/lcd/txt1": "{{payload}}", "/lcd/txt2": {{count}}}',
+    });
     n1.receive({ payload: 'say "hi" & <bye>', count: 3 });
     await next(out);
-    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).elems, { "/lcd/txt1": 'say "hi" & <bye>', "/lcd/txt2": 3 });
+    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).elems, {
+      "/lcd/txt1": 'say "hi" & <bye>',
+      "/lcd/txt2": 3,
+    });
   });
 
   it("uses the device from msg.deviceId and mustache in the Device property", async function () {
@@ -130,14 +150,44 @@ describe("edge-send-command", function () {
   const invalid = [
     ["an empty object", { payload: {} }, {}, /msg\.payload is empty/],
     ["an array", { payload: [1] }, {}, /msg\.payload must be an object, got an array/],
-    ["a string with no Elems property", { payload: "x" }, {}, /msg\.payload must be an object, got a string/],
-    ["a null value", { payload: { "/a": null } }, {}, /the value of "\/a" must be a string, number or boolean, got null/],
+    [
+      "a string with no Elems property",
+      { payload: "x" },
+      {},
+      /msg\.payload must be an object, got a string/,
+    ],
+    [
+      "a null value",
+      { payload: { "/a": null } },
+      {},
+      /the value of "\/a" must be a string, number or boolean, got null/,
+    ],
     ["a nested array", { payload: { a: { b: [1] } } }, {}, /the value of "a\/b" .* got an array/],
     ["an empty nested object", { payload: { a: {} } }, {}, /msg\.payload at "a" is empty/],
-    ["invalid Elems JSON", { payload: "x" }, { elems: '{"/a": {{payload}}' }, /Elems is not valid JSON after mustache rendering/],
-    ["Elems that are not an object", { payload: 1 }, { elems: "[1]" }, /Elems must be an object, got an array/],
-    ["a negative msg.ttl", { payload: { a: 1 }, ttl: -1 }, {}, /ttl must be a whole number from 0 to 2147483647, got -1/],
-    ["a fractional ttl", { payload: { a: 1 } }, { ttl: "1.5" }, /ttl must be a whole number .* got "1\.5"/],
+    [
+      "invalid Elems JSON",
+      { payload: "x" },
+      { elems: '{"/a": {{payload}}' },
+      /Elems is not valid JSON after mustache rendering/,
+    ],
+    [
+      "Elems that are not an object",
+      { payload: 1 },
+      { elems: "[1]" },
+      /Elems must be an object, got an array/,
+    ],
+    [
+      "a negative msg.ttl",
+      { payload: { a: 1 }, ttl: -1 },
+      {},
+      /ttl must be a whole number from 0 to 2147483647, got -1/,
+    ],
+    [
+      "a fractional ttl",
+      { payload: { a: 1 } },
+      { ttl: "1.5" },
+      /ttl must be a whole number .* got "1\.5"/,
+    ],
     ["an empty device", { payload: { a: 1 } }, { device: "" }, /No device/],
     ["an empty stream", { payload: { a: 1 } }, { target: "stream", stream: "" }, /No stream/],
   ];
@@ -152,7 +202,10 @@ describe("edge-send-command", function () {
   }
 
   it("reports an unknown stream id (404) to a Catch node", async function () {
-    const { n1, caught } = await start(sim, { target: "stream", stream: "s000000000000000000000bad" });
+    const { n1, caught } = await start(sim, {
+      target: "stream",
+      stream: "s000000000000000000000bad",
+    });
     n1.receive({ payload: { a: 1 } });
     const msg = await next(caught);
     assert.equal(msg.statusCode, 404);

@@ -49,7 +49,8 @@ function settingsOf(RED: NodeAPI, def: Partial<AccountDef>, creds: Credentials):
   let tls: TlsOptions | undefined;
   if (def.useTls && def.tls) {
     const tlsNode = RED.nodes.getNode(def.tls) as unknown as TlsConfigNode | null;
-    if (!tlsNode) throw new EdgeError("bad-config", { detail: "the TLS configuration node is missing" });
+    if (!tlsNode)
+      throw new EdgeError("bad-config", { detail: "the TLS configuration node is missing" });
     tls = {};
     tlsNode.addTLSOptions(tls);
   }
@@ -82,7 +83,8 @@ export = function (RED: NodeAPI): void {
       self.client = new EdgeClient(settingsOf(RED, def, this.credentials));
       self.poller = new InboxPoller(self.client);
     } catch (err) {
-      self.configError = err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
+      self.configError =
+        err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
       this.error(describe(t, self.configError));
     }
     this.on("close", (_removed: boolean, done: () => void) => {
@@ -93,9 +95,13 @@ export = function (RED: NodeAPI): void {
     });
   }
 
-  RED.nodes.registerType<AccountNode, AccountDef, unknown, Credentials>("edge-account", EdgeAccountNode, {
-    credentials: { user: { type: "text" }, token: { type: "password" } },
-  });
+  RED.nodes.registerType<AccountNode, AccountDef, unknown, Credentials>(
+    "edge-account",
+    EdgeAccountNode,
+    {
+      credentials: { user: { type: "text" }, token: { type: "password" } },
+    },
+  );
 
   // The editor's "Test connection": typed values win, and missing or unchanged credentials are
   // taken from the deployed node. It needs write permission because it sends the stored token to
@@ -104,14 +110,17 @@ export = function (RED: NodeAPI): void {
     "/edge-account/test",
     RED.auth.needsPermission("edge-account.write"),
     (req: Request, res: Response) => {
-      void testConnection(RED, req.body as Record<string, unknown>).then((answer) => res.json(answer));
+      void testConnection(RED, req.body as Record<string, unknown>).then((answer) =>
+        res.json(answer),
+      );
     },
   );
 
   async function testConnection(RED: NodeAPI, body: Record<string, unknown>) {
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
     const id = str(body.id);
-    const stored = (id ? (RED.nodes.getCredentials(id) as Credentials | undefined) : undefined) ?? {};
+    const stored =
+      (id ? (RED.nodes.getCredentials(id) as Credentials | undefined) : undefined) ?? {};
     const typedToken = str(body.token);
     const creds: Credentials = {
       user: str(body.user) ?? stored.user,
@@ -130,8 +139,16 @@ export = function (RED: NodeAPI): void {
       const ms = Math.round(performance.now() - started);
       return { ok: true, ms, message: t("edge-account.test.ok", { company: client.company, ms }) };
     } catch (err) {
-      const e = err instanceof EdgeError ? err : new EdgeError("network", { origin: "?", detail: String(err) });
-      return { ok: false, code: e.code, status: e.status, message: t("edge-account.test.failed", { message: describe(t, e) }) };
+      const e =
+        err instanceof EdgeError
+          ? err
+          : new EdgeError("network", { origin: "?", detail: String(err) });
+      return {
+        ok: false,
+        code: e.code,
+        status: e.status,
+        message: t("edge-account.test.failed", { message: describe(t, e) }),
+      };
     } finally {
       await client?.close();
     }

@@ -29,29 +29,36 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 const LOCAL_CLOCK_SKEW_MS = 5_000;
 
 function blank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+  return (
+    value === undefined || value === null || (typeof value === "string" && value.trim() === "")
+  );
 }
 
 function commandOf(msg: NodeMessageInFlow): CommandRef {
-  const c = msg.command as Partial<CommandRef> | undefined;
-  if (typeof c !== "object" || c === null || (typeof c.id !== "string" && typeof c.creationDate !== "number")) {
+  const c: unknown = msg.command;
+  if (typeof c !== "object" || c === null) throw new EdgeError("no-command");
+  const ref = c as Partial<CommandRef>;
+  if (typeof ref.id !== "string" && typeof ref.creationDate !== "number")
     throw new EdgeError("no-command");
-  }
-  return c as CommandRef;
+  return ref as CommandRef;
 }
 
-const OUTPUT: Record<MarkerName, number> = { COMMAND_START: -1, COMMAND_COMPLETE: 0, COMMAND_FAULT: 1 };
+const OUTPUT: Record<MarkerName, number> = {
+  COMMAND_START: -1,
+  COMMAND_COMPLETE: 0,
+  COMMAND_FAULT: 1,
+};
 
 export = function (RED: NodeAPI): void {
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
     RED.nodes.createNode(this, def);
-    const node = this;
+    const setStatus = this.status.bind(this);
     let handle: InputHandle | undefined = undefined;
 
     const step = (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
       if (msg.reset) {
         handle?.cancelAll();
-        node.status({ fill: "grey", shape: "ring", text: ctx.t("edge-await-command.status.reset") });
+        setStatus({ fill: "grey", shape: "ring", text: ctx.t("edge-await-command.status.reset") });
         return Promise.resolve(null);
       }
       const { client, poller } = clientOf(RED, def.account);
@@ -65,10 +72,27 @@ export = function (RED: NodeAPI): void {
       } else {
         throw new EdgeError("inbox-empty");
       }
-      const timeoutSource = !blank(msg.timeout) ? msg.timeout : !blank(def.timeout) ? def.timeout : command.ttl;
-      const timeout = checkInteger(timeoutSource ?? DEFAULT_TIMEOUT_MS, "timeout", 1, MAX_TIMEOUT_MS);
-      const intervalMs = checkInteger(blank(def.interval) ? 1000 : def.interval, "interval", 50, 3_600_000);
-      const since = typeof command.id === "string" ? command.creationDate : command.creationDate - LOCAL_CLOCK_SKEW_MS;
+      const timeoutSource = !blank(msg.timeout)
+        ? msg.timeout
+        : !blank(def.timeout)
+          ? def.timeout
+          : command.ttl;
+      const timeout = checkInteger(
+        timeoutSource ?? DEFAULT_TIMEOUT_MS,
+        "timeout",
+        1,
+        MAX_TIMEOUT_MS,
+      );
+      const intervalMs = checkInteger(
+        blank(def.interval) ? 1000 : def.interval,
+        "interval",
+        50,
+        3_600_000,
+      );
+      const since =
+        typeof command.id === "string"
+          ? command.creationDate
+          : command.creationDate - LOCAL_CLOCK_SKEW_MS;
 
       const started = performance.now();
       const markers: DeviceEvent[] = [];
@@ -93,7 +117,11 @@ export = function (RED: NodeAPI): void {
             if (output >= 0) {
               finish(output, event, output === 0 ? "complete" : "fault");
             } else {
-              ctx.status({ fill: "yellow", shape: "dot", text: ctx.t("edge-await-command.status.started", { count: pending() }) });
+              ctx.status({
+                fill: "yellow",
+                shape: "dot",
+                text: ctx.t("edge-await-command.status.started", { count: pending() }),
+              });
             }
           },
           onError(err: EdgeError) {
@@ -130,7 +158,11 @@ export = function (RED: NodeAPI): void {
         });
       },
       {
-        busy: (count, t) => ({ fill: "blue", shape: "ring", text: t("edge-await-command.status.waiting", { count }) }),
+        busy: (count, t) => ({
+          fill: "blue",
+          shape: "ring",
+          text: t("edge-await-command.status.waiting", { count }),
+        }),
       },
     );
   }

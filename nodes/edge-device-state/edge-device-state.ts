@@ -14,7 +14,8 @@ import { checkPatch, checkState } from "../lib/node-red/validate";
 interface DeviceStateDef extends NodeDef {
   account: string;
   device: string;
-  mode: "get" | "replace" | "merge";
+  /** "get", "replace" or "merge"; anything else is an error per message. */
+  mode: string;
 }
 
 export = function (RED: NodeAPI): void {
@@ -31,9 +32,11 @@ export = function (RED: NodeAPI): void {
         result = await client.updateDevice(device, checkState(msg.payload, "msg.payload"), call);
       } else if (mode === "merge") {
         const patch = checkPatch(msg.payload, "msg.payload");
-        result = await account.serial.run(`device:${device}`, () => merge(client, device, patch, call));
+        result = await account.serial.run(`device:${device}`, () =>
+          merge(client, device, patch, call),
+        );
       } else {
-        throw new EdgeError("bad-mode", { mode: String(mode) });
+        throw new EdgeError("bad-mode", { mode });
       }
       msg.payload = result.state;
       msg.device = result;

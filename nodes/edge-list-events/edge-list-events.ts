@@ -15,7 +15,8 @@ interface ListEventsDef extends NodeDef {
   stream: string;
   limit: number | string;
   start: number | string;
-  mode: "page" | "all" | "split";
+  /** "page", "all" or "split"; anything else is an error per message. */
+  mode: string;
   maxEvents: number | string;
 }
 
@@ -34,9 +35,24 @@ export = function (RED: NodeAPI): void {
     handleInput(RED, this, "edge-list-events", async (msg, { call, t, send, signal }) => {
       const { client } = clientOf(RED, def.account);
       const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
-      const limit = checkInteger(msg.limit ?? blankToUndefined(def.limit) ?? 20, "limit", 1, MAX_LIMIT);
-      const start = checkInteger(msg.start ?? blankToUndefined(def.start) ?? 0, "start", 0, MAX_START);
-      const maxEvents = checkInteger(blankToUndefined(def.maxEvents) ?? 1000, "maxEvents", 1, MAX_EVENTS);
+      const limit = checkInteger(
+        msg.limit ?? blankToUndefined(def.limit) ?? 20,
+        "limit",
+        1,
+        MAX_LIMIT,
+      );
+      const start = checkInteger(
+        msg.start ?? blankToUndefined(def.start) ?? 0,
+        "start",
+        0,
+        MAX_START,
+      );
+      const maxEvents = checkInteger(
+        blankToUndefined(def.maxEvents) ?? 1000,
+        "maxEvents",
+        1,
+        MAX_EVENTS,
+      );
       const fetch = (page: Page): Promise<DeviceEvent[]> =>
         stream.startsWith("/")
           ? client.listEventsByPath(stream, page, call)
@@ -46,7 +62,10 @@ export = function (RED: NodeAPI): void {
         const events = await fetch({ limit, start });
         msg.payload = events;
         msg.paging = { start, limit, count: events.length, more: events.length >= limit };
-        return { send: msg, status: t("edge-list-events.status.page", { count: events.length, start }) };
+        return {
+          send: msg,
+          status: t("edge-list-events.status.page", { count: events.length, start }),
+        };
       }
       if (mode === "all") {
         const all: DeviceEvent[] = [];
@@ -85,7 +104,7 @@ export = function (RED: NodeAPI): void {
         }
         return { status: t("edge-list-events.status.split", { count: index }) };
       }
-      throw new EdgeError("bad-mode", { mode: String(mode) });
+      throw new EdgeError("bad-mode", { mode });
     });
   }
 

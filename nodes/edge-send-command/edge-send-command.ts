@@ -18,7 +18,7 @@ interface SendCommandDef extends NodeDef {
   device: string;
   stream: string;
   elems: string;
-  ttl: string | number;
+  ttl?: string | number;
 }
 
 const MAX_TTL = 2 ** 31 - 1;
@@ -32,7 +32,8 @@ function elemsOf(msg: NodeMessage, template: string) {
   if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
     return checkElems(payload, "msg.payload");
   }
-  if (!template.trim()) throw new EdgeError("not-object", { what: "msg.payload", type: typeName(payload) });
+  if (!template.trim())
+    throw new EdgeError("not-object", { what: "msg.payload", type: typeName(payload) });
   return checkElems(parseJson(renderJson(template, msg), "Elems"), "Elems");
 }
 
@@ -43,7 +44,8 @@ export = function (RED: NodeAPI): void {
     handleInput(RED, this, "edge-send-command", async (msg, { call, t }) => {
       const { client } = clientOf(RED, def.account);
       const elems = elemsOf(msg, def.elems || "");
-      const ttlSource = msg.ttl ?? (String(def.ttl ?? "").trim() ? def.ttl : undefined);
+      const ttlSource =
+        msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
       const ttl = ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", 0, MAX_TTL);
       const metadata: EventMetadata | undefined = ttl === undefined ? undefined : { ttl };
       const sentAt = Date.now();
@@ -64,7 +66,10 @@ export = function (RED: NodeAPI): void {
         streamId: event?.streamId ?? streamId,
         path: event?.path ?? path,
         creationDate: typeof event?.creationDate === "number" ? event.creationDate : sentAt,
-        device: device ?? deviceOfPath(event?.path) ?? (typeof msg.deviceId === "string" ? msg.deviceId : undefined),
+        device:
+          device ??
+          deviceOfPath(event?.path) ??
+          (typeof msg.deviceId === "string" ? msg.deviceId : undefined),
         ttl,
         sentAt,
       };

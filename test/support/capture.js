@@ -37,7 +37,8 @@ function capture(where, ...values) {
 function check() {
   const found = [];
   for (const entry of seen) {
-    for (const s of SECRETS) if (entry.text.includes(s)) found.push(`${entry.where}: ${entry.text.slice(0, 300)}`);
+    for (const s of SECRETS)
+      if (entry.text.includes(s)) found.push(`${entry.where}: ${entry.text.slice(0, 300)}`);
   }
   seen = [];
   if (found.length > 0) throw new Error(`a token was captured:\n${found.join("\n")}`);

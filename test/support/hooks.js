@@ -7,6 +7,7 @@ exports.mochaHooks = {
     check();
   },
   afterAll() {
-    if (process.env.EDGE_CAPTURE_REPORT) console.log(`token scan: ${count()} captured items, no token`);
+    if (process.env.EDGE_CAPTURE_REPORT)
+      console.log(`token scan: ${count()} captured items, no token`);
   },
 };

@@ -15,7 +15,11 @@ function makeUserDir({ link = true } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-nr-"));
   if (link) {
     fs.mkdirSync(path.join(dir, "node_modules", "@edgewire"), { recursive: true });
-    fs.symlinkSync(ROOT, path.join(dir, "node_modules", "@edgewire", "node-red-edge-device"), "dir");
+    fs.symlinkSync(
+      ROOT,
+      path.join(dir, "node_modules", "@edgewire", "node-red-edge-device"),
+      "dir",
+    );
   }
   return dir;
 }
@@ -39,20 +43,32 @@ function settingsSource(extra) {
  * Starts Node-RED; resolves with {url, stop, output()} once it serves HTTP and has started its
  * flows. `settingsJs` may add JS (e.g. adminAuth with a bcrypt hash).
  */
-async function startNodeRed({ userDir = makeUserDir(), settings = {}, flows, timeoutMs = 30000 } = {}) {
+async function startNodeRed({
+  userDir = makeUserDir(),
+  settings = {},
+  flows,
+  timeoutMs = 30000,
+} = {}) {
   fs.writeFileSync(path.join(userDir, "settings.js"), settingsSource(settings));
   if (flows) fs.writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flows, null, 2));
-  const child = spawn(process.execPath, [RED_JS, "-u", userDir, "-s", path.join(userDir, "settings.js")], {
-    cwd: userDir,
-    env: { ...process.env, NODE_RED_ENABLE_TOURS: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [RED_JS, "-u", userDir, "-s", path.join(userDir, "settings.js")],
+    {
+      cwd: userDir,
+      env: { ...process.env, NODE_RED_ENABLE_TOURS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
   const url = await new Promise((resolve, reject) => {
     let found;
-    const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`Node-RED did not start:\n${output}`)),
+      timeoutMs,
+    );
     const check = () => {
       found = found ?? /Server now running at (http:\/\/[^/\s]+)\//.exec(output)?.[1];
       if (found && /Started flows|Flows file.*not found|\[info\] Started/.test(output)) {

@@ -27,7 +27,8 @@ async function load(flow, credentials = {}, extra = []) {
   for (const n of flow) {
     const node = helper.getNode(n.id);
     if (!node) continue;
-    for (const m of WATCHED) node.on(`call:${m}`, (call) => capture(`${n.type}.${m}`, ...call.args));
+    for (const m of WATCHED)
+      node.on(`call:${m}`, (call) => capture(`${n.type}.${m}`, ...call.args));
     if (n.type === "helper") {
       // One listener per helper node, queueing what arrives: Node-RED's input dispatch does not
       // tolerate listeners removing themselves, and a queue cannot miss an early message.
@@ -50,7 +51,14 @@ async function unload() {
 
 /** An account config node pointing at a simulator, and its credentials. */
 function account(sim, extra = {}, creds = {}) {
-  const node = { id: "acc", type: "edge-account", name: "sim", baseUrl: sim.url, company: sim.company, ...extra };
+  const node = {
+    id: "acc",
+    type: "edge-account",
+    name: "sim",
+    baseUrl: sim.url,
+    company: sim.company,
+    ...extra,
+  };
   return { node, credentials: { acc: { user: sim.user, token: sim.token, ...creds } } };
 }
 
@@ -87,7 +95,12 @@ function noMessage(node, ms) {
   return new Promise((resolve, reject) => {
     const before = node.received.length;
     setTimeout(() => {
-      if (node.received.length > before) reject(new Error(`unexpected message at ${node.id}: ${JSON.stringify(node.received.at(-1).payload)}`));
+      if (node.received.length > before)
+        reject(
+          new Error(
+            `unexpected message at ${node.id}: ${JSON.stringify(node.received.at(-1).payload)}`,
+          ),
+        );
       else resolve();
     }, ms);
   });

@@ -66,12 +66,12 @@ export function encodeSegment(segment: string): string {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
-      reject(signal.reason);
+      reject(new Error("aborted"));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(new Error("aborted"));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
@@ -108,10 +108,14 @@ function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
     throw new EdgeError("bad-config", { detail: `base URL "${baseUrl}" is not a URL` });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new EdgeError("bad-config", { detail: "the base URL must start with http:// or https://" });
+    throw new EdgeError("bad-config", {
+      detail: "the base URL must start with http:// or https://",
+    });
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new EdgeError("bad-config", { detail: "the base URL must not hold credentials, a query or a fragment" });
+    throw new EdgeError("bad-config", {
+      detail: "the base URL must not hold credentials, a query or a fragment",
+    });
   }
   // Users paste the full API URL as often as the host: accept both.
   const basePath = url.pathname.replace(/\/+$/, "").replace(/\/v5\.0(\/[^/]*)?$/, "");
@@ -175,9 +179,10 @@ export class EdgeClient {
 
   /** Replaces the device's whole state (api-spec.md, update rule 1). */
   updateDevice(id: string, state: State, opts?: CallOptions): Promise<Device> {
-    return this.request<unknown>({ method: "PUT", segments: ["device", id], body: { state } }, opts).then(
-      (env) => this.device(env, "PUT", id),
-    );
+    return this.request<unknown>(
+      { method: "PUT", segments: ["device", id], body: { state } },
+      opts,
+    ).then((env) => this.device(env, "PUT", id));
   }
 
   createEventByPath(
@@ -188,7 +193,12 @@ export class EdgeClient {
   ): Promise<DeviceEvent | null> {
     // The spec shows this request with a text/plain content type; keep it, some servers care.
     const body = metadata ? { path, elems, metadata } : { path, elems };
-    const req = { method: "POST", segments: ["event"], body, contentType: "text/plain; charset=utf-8" } as const;
+    const req = {
+      method: "POST",
+      segments: ["event"],
+      body,
+      contentType: "text/plain; charset=utf-8",
+    } as const;
     return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
   }
 
@@ -199,20 +209,30 @@ export class EdgeClient {
     opts?: CallOptions,
   ): Promise<DeviceEvent | null> {
     const body = metadata ? { elems, metadata } : { elems };
-    return this.request<unknown>({ method: "POST", segments: ["event", streamId], body }, opts).then((env) =>
-      EdgeClient.event(env),
-    );
+    return this.request<unknown>(
+      { method: "POST", segments: ["event", streamId], body },
+      opts,
+    ).then((env) => EdgeClient.event(env));
   }
 
-  listEvents(streamId: string, page: Partial<Page> = {}, opts?: CallOptions): Promise<DeviceEvent[]> {
+  listEvents(
+    streamId: string,
+    page: Partial<Page> = {},
+    opts?: CallOptions,
+  ): Promise<DeviceEvent[]> {
     const query = { limit: page.limit ?? 20, start: page.start ?? 0 };
-    return this.request<unknown>({ method: "GET", segments: ["event", streamId], query }, opts).then((env) =>
-      this.events(env, streamId),
-    );
+    return this.request<unknown>(
+      { method: "GET", segments: ["event", streamId], query },
+      opts,
+    ).then((env) => this.events(env, streamId));
   }
 
   /** The `GET /event?path=` fall-back of api-facts.md, for when only the stream path is known. */
-  listEventsByPath(path: string, page: Partial<Page> = {}, opts?: CallOptions): Promise<DeviceEvent[]> {
+  listEventsByPath(
+    path: string,
+    page: Partial<Page> = {},
+    opts?: CallOptions,
+  ): Promise<DeviceEvent[]> {
     const query = { path, limit: page.limit ?? 20, start: page.start ?? 0 };
     return this.request<unknown>({ method: "GET", segments: ["event"], query }, opts).then((env) =>
       this.events(env, path),
@@ -224,7 +244,10 @@ export class EdgeClient {
     const path = this.pathFor(req.segments, req.query);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     if (body !== undefined && Buffer.byteLength(body) > this.maxPayloadBytes) {
-      throw new EdgeError("payload-too-large", { size: Buffer.byteLength(body), max: this.maxPayloadBytes });
+      throw new EdgeError("payload-too-large", {
+        size: Buffer.byteLength(body),
+        max: this.maxPayloadBytes,
+      });
     }
     const headers =
       body === undefined
@@ -234,7 +257,14 @@ export class EdgeClient {
     return this.retrying(idempotent, opts, async (signal) => {
       const release = await this.limiter.acquire(signal);
       try {
-        const attempt = { method: req.method, path, headers, body, timeoutMs: this.timeoutMs, signal };
+        const attempt = {
+          method: req.method,
+          path,
+          headers,
+          body,
+          timeoutMs: this.timeoutMs,
+          signal,
+        };
         const res = await send(this.pool, this.origin, attempt);
         return readEnvelope<T>(res, req.method, path, this.token);
       } catch (caught) {
@@ -263,13 +293,17 @@ export class EdgeClient {
         try {
           return await attempt(signal);
         } catch (caught) {
-          const err = caught instanceof EdgeError ? caught : this.scrub(caught, "*", this.prefix, signal);
+          const err =
+            caught instanceof EdgeError ? caught : this.scrub(caught, "*", this.prefix, signal);
           if (signal.aborted || n >= retries || !isRetryable(err, idempotent)) throw err;
           const delay = retryDelay(this.retry, n, err);
           if (performance.now() + delay > deadline) throw err;
           opts.onRetry?.(n + 1, delay, err);
           await sleep(delay, signal).catch(() => {
-            throw new EdgeError("aborted", { method: err.method ?? "*", path: err.path ?? this.prefix });
+            throw new EdgeError("aborted", {
+              method: err.method ?? "*",
+              path: err.path ?? this.prefix,
+            });
           });
         }
       }
@@ -298,11 +332,19 @@ export class EdgeClient {
   private scrub(caught: unknown, method: string, path: string, signal: AbortSignal): EdgeError {
     let err: EdgeError;
     if (caught instanceof EdgeError) err = caught;
-    else if (signal.aborted) err = new EdgeError("aborted", { method, path }, { method, path, cause: caught });
-    else err = new EdgeError("network", { origin: this.origin, detail: String(caught) }, { method, path });
+    else if (signal.aborted)
+      err = new EdgeError("aborted", { method, path }, { method, path, cause: caught });
+    else
+      err = new EdgeError(
+        "network",
+        { origin: this.origin, detail: String(caught) },
+        { method, path },
+      );
     if (err.message.includes(this.token) || err.errors.some((e) => e.includes(this.token))) {
       err.message = err.message.replaceAll(this.token, "[REDACTED]");
-      (err as { errors: string[] }).errors = err.errors.map((e) => e.replaceAll(this.token, "[REDACTED]"));
+      (err as { errors: string[] }).errors = err.errors.map((e) =>
+        e.replaceAll(this.token, "[REDACTED]"),
+      );
     }
     return err;
   }
@@ -312,7 +354,11 @@ export class EdgeClient {
     if (!isObject(body) || !isObject(body.state)) {
       const path = `${this.prefix}/device/${encodeSegment(id)}`;
       const detail = body == null ? "no device in the answer" : "the device has no state object";
-      throw new EdgeError("malformed", { method, path, status: env.head.status, detail }, { method, path });
+      throw new EdgeError(
+        "malformed",
+        { method, path, status: env.head.status, detail },
+        { method, path },
+      );
     }
     return body as Device;
   }
@@ -321,7 +367,11 @@ export class EdgeClient {
     if (!Array.isArray(env.body)) {
       const path = `${this.prefix}/event/${encodeSegment(stream)}`;
       const detail = "no list of events in the answer";
-      throw new EdgeError("malformed", { method: "GET", path, status: env.head.status, detail }, { method: "GET", path });
+      throw new EdgeError(
+        "malformed",
+        { method: "GET", path, status: env.head.status, detail },
+        { method: "GET", path },
+      );
     }
     return env.body.filter(isObject) as DeviceEvent[];
   }

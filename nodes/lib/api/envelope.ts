@@ -19,7 +19,10 @@ function strings(value: unknown): string[] {
 
 /** A short, single-line excerpt of a non-JSON answer (an HTML error page, say). */
 function excerpt(text: string): string {
-  const plain = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  const plain = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return plain.length > 120 ? `${plain.slice(0, 117)}...` : plain || "(empty)";
 }
 
@@ -34,23 +37,35 @@ function codeFor(status: number): ErrorCode {
  * `secret` (the token) is cut out of every text taken from the answer before any error is built,
  * since a server may echo what it was sent.
  */
-export function readEnvelope<T>(res: RawResponse, method: string, path: string, secret: string): Envelope<T> {
+export function readEnvelope<T>(
+  res: RawResponse,
+  method: string,
+  path: string,
+  secret: string,
+): Envelope<T> {
   const { status } = res;
-  const clean = (text: string): string => (text.includes(secret) ? text.replaceAll(secret, "[REDACTED]") : text);
+  const clean = (text: string): string =>
+    text.includes(secret) ? text.replaceAll(secret, "[REDACTED]") : text;
   const ok = status >= 200 && status < 300;
   const details = {
     status,
     method,
     path,
     mayHaveBeenSent: true,
-    retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"]) : undefined,
+    retryAfterMs:
+      status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"]) : undefined,
   };
   let parsed: unknown;
   try {
     parsed = JSON.parse(res.text);
   } catch {
     const detail = clean(excerpt(res.text));
-    if (ok) throw new EdgeError("malformed", { method, path, status, detail: `not JSON: ${detail}` }, details);
+    if (ok)
+      throw new EdgeError(
+        "malformed",
+        { method, path, status, detail: `not JSON: ${detail}` },
+        details,
+      );
     throw new EdgeError(codeFor(status), { method, path, status, detail }, details);
   }
   const head = isObject(parsed) ? parsed.head : undefined;
@@ -60,15 +75,26 @@ export function readEnvelope<T>(res: RawResponse, method: string, path: string, 
   }
   const errors = strings(head.errors).map(clean);
   const apiStatus = typeof head.status === "number" ? head.status : status;
-  const detail = errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
+  const detail =
+    errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
   if (!ok) {
-    throw new EdgeError(codeFor(status), { method, path, status, detail }, { ...details, apiStatus, errors });
+    throw new EdgeError(
+      codeFor(status),
+      { method, path, status, detail },
+      { ...details, apiStatus, errors },
+    );
   }
   if (head.ok === false || errors.length > 0) {
-    const code = apiStatus === 401 || apiStatus === 403 ? "auth" : apiStatus === 404 ? "not-found" : "api";
-    throw new EdgeError(code, { method, path, status, apiStatus, detail }, { ...details, apiStatus, errors });
+    const code =
+      apiStatus === 401 || apiStatus === 403 ? "auth" : apiStatus === 404 ? "not-found" : "api";
+    throw new EdgeError(
+      code,
+      { method, path, status, apiStatus, detail },
+      { ...details, apiStatus, errors },
+    );
   }
-  return { head: { ...head, status: apiStatus, ok: true, errors } as Head, body: (parsed as Envelope<T>).body };
+  const checked: Head = { ...head, status: apiStatus, ok: true, errors };
+  return { head: checked, body: (parsed as Envelope<T>).body };
 }
 
 export { isObject };

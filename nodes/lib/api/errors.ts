@@ -43,7 +43,11 @@ export class EdgeError extends Error {
   readonly retryAfterMs?: number;
   readonly mayHaveBeenSent: boolean;
 
-  constructor(code: ErrorCode, params: Record<string, string | number> = {}, details: ErrorDetails = {}) {
+  constructor(
+    code: ErrorCode,
+    params: Record<string, string | number> = {},
+    details: ErrorDetails = {},
+  ) {
     super(interpolate(templates[code] ?? code, params));
     // The undici error behind a transport failure is kept for debugging but not as `cause`:
     // Node-RED copies an own `cause` into the Catch node's msg.error, and flows need none of it.

@@ -55,7 +55,11 @@ export class RateLimiter {
         waiter.onAbort = () => {
           const i = this.waiting.indexOf(waiter, this.head);
           if (i >= 0) this.waiting.splice(i, 1);
-          reject(signal.reason);
+          reject(
+            signal.reason instanceof Error
+              ? signal.reason
+              : new EdgeError("aborted", { method: "*", path: "*" }),
+          );
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
@@ -86,7 +90,10 @@ export class RateLimiter {
     if (this.limit.perSecond > 0) {
       const now = performance.now();
       const burst = Math.max(1, this.limit.perSecond);
-      this.tokens = Math.min(burst, this.tokens + ((now - this.refilledAt) * this.limit.perSecond) / 1000);
+      this.tokens = Math.min(
+        burst,
+        this.tokens + ((now - this.refilledAt) * this.limit.perSecond) / 1000,
+      );
       this.refilledAt = now;
       if (this.tokens < 1) return false;
       this.tokens -= 1;

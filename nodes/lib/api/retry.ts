@@ -38,7 +38,10 @@ export function retryDelay(
 }
 
 /** `Retry-After` is either delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now = Date.now(),
+): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;

@@ -10,4 +10,3 @@ export interface CommandRef {
   /** Local clock when the command was sent. */
   sentAt: number;
 }
-

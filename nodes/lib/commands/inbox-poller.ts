@@ -130,11 +130,13 @@ class InboxWatch {
     const ids = idsIn(event);
     let target: Wait | undefined;
     if (ids.length > 0) {
-      for (const w of this.waits) if (w.commandId !== undefined && ids.includes(w.commandId)) target = w;
+      for (const w of this.waits)
+        if (w.commandId !== undefined && ids.includes(w.commandId)) target = w;
     }
     if (!target) {
       for (const w of this.waits) {
-        const eligible = w.since <= event.creationDate && (ids.length === 0 || w.commandId === undefined);
+        const eligible =
+          w.since <= event.creationDate && (ids.length === 0 || w.commandId === undefined);
         if (eligible && (!target || w.since < target.since)) target = w;
       }
     }

@@ -7,19 +7,23 @@ import type { Device, State, StateValue } from "../api/types";
 export type Patch = Record<string, StateValue | null>;
 
 export function applyPatch(state: State, patch: Patch): State {
-  const next: State = { ...state };
+  const next = new Map(Object.entries(state));
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete next[key];
-    else next[key] = value;
+    if (value === null) next.delete(key);
+    else next.set(key, value);
   }
-  return next;
+  return Object.fromEntries(next);
 }
 
-export function merge(client: EdgeClient, device: string, patch: Patch, call: CallOptions): Promise<Device> {
+export function merge(
+  client: EdgeClient,
+  device: string,
+  patch: Patch,
+  call: CallOptions,
+): Promise<Device> {
   return client.retrying(true, call, async (signal) => {
     const once = { signal, retries: 0 };
     const current = await client.getDevice(device, once);
     return client.updateDevice(device, applyPatch(current.state, patch), once);
   });
 }
-

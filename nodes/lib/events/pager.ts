@@ -16,7 +16,11 @@ export interface PageRead {
   full: boolean;
 }
 
-export async function* pages(fetch: FetchPage, first: Page, maxEvents: number): AsyncGenerator<PageRead> {
+export async function* pages(
+  fetch: FetchPage,
+  first: Page,
+  maxEvents: number,
+): AsyncGenerator<PageRead> {
   let start = first.start;
   let emitted = 0;
   let previousIds = new Set<string>();

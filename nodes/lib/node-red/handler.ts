@@ -65,7 +65,8 @@ export function handleInput(
     ((pending: number) => ({
       fill: "blue",
       shape: "dot",
-      text: pending > 1 ? `${t("edge.status.requesting")} (${pending})` : t("edge.status.requesting"),
+      text:
+        pending > 1 ? `${t("edge.status.requesting")} (${pending})` : t("edge.status.requesting"),
     }));
 
   const run = async (
@@ -77,11 +78,23 @@ export function handleInput(
     const call: CallOptions = {
       signal: controller.signal,
       onRetry: (attempt) => {
-        node.status({ fill: "yellow", shape: "ring", text: t("edge.status.retrying", { attempt }) });
+        node.status({
+          fill: "yellow",
+          shape: "ring",
+          text: t("edge.status.retrying", { attempt }),
+        });
       },
     };
     try {
-      const result = await step(msg, { signal: controller.signal, t, send, status: (s) => { node.status(s); }, call });
+      const result = await step(msg, {
+        signal: controller.signal,
+        t,
+        send,
+        status: (s) => {
+          node.status(s);
+        },
+        call,
+      });
       if (controller.signal.aborted) {
         done();
         return;

@@ -11,5 +11,7 @@ export function render(template: string, msg: object): string {
 }
 
 export function renderJson(template: string, msg: object): string {
-  return template.includes("{{") ? Mustache.render(template, msg, {}, { escape: jsonString }) : template;
+  return template.includes("{{")
+    ? Mustache.render(template, msg, {}, { escape: jsonString })
+    : template;
 }

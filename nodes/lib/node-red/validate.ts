@@ -41,7 +41,8 @@ export function checkState(value: unknown, what: string): State {
 export function checkPatch(value: unknown, what: string): Record<string, StateValue | null> {
   const patch = objectOf(value, what);
   for (const [key, v] of Object.entries(patch)) {
-    if (v !== null && !isStateValue(v)) throw new EdgeError("bad-value", { what, key, type: typeName(v) });
+    if (v !== null && !isStateValue(v))
+      throw new EdgeError("bad-value", { what, key, type: typeName(v) });
   }
   return patch as Record<string, StateValue | null>;
 }
@@ -50,11 +51,13 @@ export function checkPatch(value: unknown, what: string): Record<string, StateVa
 export function checkElems(value: unknown, what: string): Elems {
   const walk = (node: Record<string, unknown>, prefix: string): void => {
     const entries = Object.entries(node);
-    if (entries.length === 0) throw new EdgeError("empty", { what: prefix ? `${what} at "${prefix}"` : what });
+    if (entries.length === 0)
+      throw new EdgeError("empty", { what: prefix ? `${what} at "${prefix}"` : what });
     for (const [key, v] of entries) {
       const path = prefix ? `${prefix}/${key}` : key;
       if (isPlainObject(v)) walk(v, path);
-      else if (!isStateValue(v)) throw new EdgeError("bad-value", { what, key: path, type: typeName(v) });
+      else if (!isStateValue(v))
+        throw new EdgeError("bad-value", { what, key: path, type: typeName(v) });
     }
   };
   walk(objectOf(value, what), "");
@@ -65,7 +68,12 @@ export function checkElems(value: unknown, what: string): Elems {
 export function checkInteger(value: unknown, what: string, min: number, max: number): number {
   const n = typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    const shown = typeof value === "string" ? JSON.stringify(value) : typeof value === "number" ? String(value) : typeName(value);
+    const shown =
+      typeof value === "string"
+        ? JSON.stringify(value)
+        : typeof value === "number"
+          ? String(value)
+          : typeName(value);
     throw new EdgeError("integer", { what, min, max, value: shown });
   }
   return n;

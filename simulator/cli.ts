@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// The edgewire-sim command: runs the simulator in the foreground until SIGINT or SIGTERM.
+
+import { start, type Simulator, type SimulatorOptions } from "./index";
+
+const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] [--command-delay <ms>]
+
+  --port <n>            port to listen on (default 8686; 0 picks a free port)
+  --host <addr>         address to bind (default 127.0.0.1)
+  --seed <file>         seed JSON file (default: the bundled simulator/seed.json)
+  --command-delay <ms>  delay before each inbox marker (default 20)
+`;
+
+const FLAGS = ["--port", "--host", "--seed", "--command-delay"];
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
+  const options: SimulatorOptions & { help: boolean } = { port: 8686, help: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv.at(i) ?? "";
+    const eq = arg.indexOf("=");
+    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    if (flag === "--help" || flag === "-h") {
+      options.help = true;
+      continue;
+    }
+    if (!FLAGS.includes(flag)) throw new UsageError(`unknown option: ${arg}`);
+    let value: string | undefined;
+    if (flag !== arg) value = arg.slice(eq + 1);
+    else {
+      i += 1;
+      value = argv.at(i);
+    }
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (flag) {
+      case "--port":
+        options.port = integer(flag, value, 65535);
+        break;
+      case "--host":
+        options.host = value;
+        break;
+      case "--seed":
+        options.seed = value;
+        break;
+      case "--command-delay":
+        options.commandDelayMs = integer(flag, value, 600000);
+        break;
+      default:
+        throw new UsageError(`unknown option: ${arg}`);
+    }
+  }
+  return options;
+}
+
+function integer(flag: string, value: string, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) > max) {
+    throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
+  }
+  return Number(value);
+}
+
+async function main(): Promise<void> {
+  let options: SimulatorOptions & { help: boolean };
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`edgewire-sim: ${err.message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const host = options.host ?? "127.0.0.1";
+  // Handlers go in before anything is printed: whoever reads the banner may signal at once.
+  let sim: Simulator | undefined;
+  let stopping = false;
+  const stop = (signal: string): void => {
+    // A second signal while closing changes nothing: close() is quick and always ends in exit.
+    if (stopping) return;
+    stopping = true;
+    if (sim === undefined) process.exit(0);
+    process.stdout.write(`edgewire simulator: ${signal}, stopping\n`);
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGINT", () => {
+    stop("SIGINT");
+  });
+  process.on("SIGTERM", () => {
+    stop("SIGTERM");
+  });
+  try {
+    sim = await start(options);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const message =
+      code === "EADDRINUSE"
+        ? `port ${options.port ?? 8686} on ${host} is already in use (choose another with --port)`
+        : code === "EADDRNOTAVAIL"
+          ? `cannot bind to ${host}`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    process.stderr.write(`edgewire-sim: ${message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(
+    `edgewire simulator listening on ${sim.url} (company ${sim.company}, token ${sim.token})\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`edgewire-sim: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,79 @@
+// Entry point of the bundled simulator: a local server that speaks the v5.0 API, since the hosted
+// service no longer exists. Node-RED flows, tests and benchmarks point their base URL at it.
+
+import fs from "node:fs";
+import path from "node:path";
+import type { MarkerStyle } from "./commands";
+import type { Stats } from "./control";
+import { SimulatorServer } from "./server";
+import type { SeedData } from "./store";
+
+export type { MarkerStyle } from "./commands";
+export type { RequestRecord, Stats } from "./control";
+export type { FaultSpec } from "./faults";
+export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./store";
+
+export interface SimulatorOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  /** A path to a seed JSON file or the seed itself; defaults to simulator/seed.json. */
+  seed?: string | SeedData;
+  /** Delay before each inbox marker, in ms; default 20. */
+  commandDelayMs?: number;
+  /** Shape of the inbox markers; default "value". */
+  markerStyle?: MarkerStyle;
+  /** No warnings on stderr. */
+  quiet?: boolean;
+}
+
+export interface Simulator {
+  /** API base URL without /v5.0, e.g. "http://127.0.0.1:8686". */
+  url: string;
+  port: number;
+  /** The first company of the seed, its first user and that user's token. */
+  company: string;
+  user: string;
+  token: string;
+  stats(): Stats;
+  /** Closes the server, destroys keep-alive sockets and clears every timer. */
+  close(): Promise<void>;
+}
+
+/** The package ships simulator/seed.json beside dist/; the compiled copy is the fall-back. */
+export function defaultSeedPath(): string {
+  const shipped = path.resolve(__dirname, "..", "..", "simulator", "seed.json");
+  return fs.existsSync(shipped) ? shipped : path.join(__dirname, "seed.json");
+}
+
+export function loadSeed(seed: string | SeedData | undefined): SeedData {
+  if (seed !== undefined && typeof seed !== "string") return structuredClone(seed);
+  const file = seed ?? defaultSeedPath();
+  return JSON.parse(fs.readFileSync(file, "utf8")) as SeedData;
+}
+
+export async function start(options: SimulatorOptions = {}): Promise<Simulator> {
+  const seed = loadSeed(options.seed);
+  const delay = options.commandDelayMs ?? 20;
+  if (!Number.isFinite(delay) || delay < 0) throw new RangeError("commandDelayMs must be >= 0");
+  const host = options.host ?? "127.0.0.1";
+  const server = new SimulatorServer(
+    seed,
+    { commandDelayMs: delay, markerStyle: options.markerStyle ?? "value" },
+    options.quiet ?? false,
+  );
+  const port = await server.listen(options.port ?? 0, host);
+  const company = server.store.defaultCompany;
+  const user = company.users.at(0);
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    company: company.name,
+    user: user?.name ?? "",
+    token: user?.token ?? "",
+    stats: () => server.stats.snapshot(),
+    close: () => server.close(),
+  };
+}

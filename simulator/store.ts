@@ -1,0 +1,487 @@
+// In-memory model of the service: companies with their users and tokens, devices with their two
+// streams, free streams and their events. Streams are sized for the benchmark (100,000 events
+// paged at high rates), so adding, dropping the oldest and reading a page never walk the stream.
+
+import { randomBytes } from "node:crypto";
+
+export type Scalar = string | number | boolean;
+export type JsonValue = Scalar | null | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export interface SeedUser {
+  name: string;
+  token: string;
+  id?: string;
+}
+export interface SeedCompany {
+  name: string;
+  id?: string;
+  users: SeedUser[];
+}
+export interface SeedDevice {
+  name: string;
+  /** Defaults to the first company. */
+  company?: string;
+  id?: string;
+  resources?: string[];
+  state?: Record<string, Scalar>;
+  online?: boolean;
+  commandStreamId?: string;
+  inboxStreamId?: string;
+}
+export interface SeedEvent {
+  elems: JsonObject;
+  /** Absolute time in ms; without it the event is dated ageMs (default: its rank in seconds) ago. */
+  creationDate?: number;
+  ageMs?: number;
+}
+export interface SeedStream {
+  path: string;
+  id?: string;
+  capacity?: number;
+  events?: SeedEvent[];
+}
+export interface SeedData {
+  companies: SeedCompany[];
+  devices?: SeedDevice[];
+  streams?: SeedStream[];
+}
+
+export const DEFAULT_CAPACITY = 1000;
+export const MAX_CAPACITY = 100000;
+
+export interface User {
+  name: string;
+  id: string;
+  token: string;
+  company: Company;
+}
+
+export interface Company {
+  name: string;
+  id: string;
+  users: User[];
+}
+
+export type StreamKind = "command" | "inbox" | "free";
+
+export interface Device {
+  id: string;
+  name: string;
+  company: Company;
+  /** The identity that writes the device's inbox markers. */
+  identityId: string;
+  avSystemId: string;
+  blueprintId: { id: string; version: number };
+  broadcastDate: number;
+  creationDate: number;
+  lastSeen: number;
+  state: Record<string, Scalar>;
+  resources: string[];
+  online: boolean;
+  commandStream: Stream;
+  inboxStream: Stream;
+}
+
+export interface StoredEvent {
+  id: string;
+  streamId: string;
+  path: string;
+  creationDate: number;
+  creatorId: string;
+  elems: JsonObject;
+  metadata: JsonObject | undefined;
+  /** Serialised once, on first read: a page of 1000 events is then a copy of bytes. */
+  bytes: Buffer | undefined;
+}
+
+export function eventJson(event: StoredEvent): string {
+  return eventBytes(event).toString("utf8");
+}
+
+/** prefix, the events' JSON separated by commas, then suffix, in one buffer. */
+export function joinEvents(prefix: string, events: StoredEvent[], suffix: string): Buffer {
+  let size = Buffer.byteLength(prefix) + Buffer.byteLength(suffix) + events.length;
+  for (const event of events) size += eventBytes(event).length;
+  const out = Buffer.allocUnsafe(size);
+  let offset = out.write(prefix, 0);
+  events.forEach((event, i) => {
+    if (i > 0) offset = out.writeUInt8(0x2c, offset);
+    offset += eventBytes(event).copy(out, offset);
+  });
+  offset += out.write(suffix, offset);
+  return out.subarray(0, offset);
+}
+
+function eventBytes(event: StoredEvent): Buffer {
+  if (event.bytes === undefined) {
+    const view: JsonObject = {
+      id: event.id,
+      streamId: event.streamId,
+      path: event.path,
+      creationDate: event.creationDate,
+      generatedDate: event.creationDate,
+      lastEditDate: event.creationDate,
+      creatorId: event.creatorId,
+      version: 0,
+      elems: event.elems,
+    };
+    if (event.metadata !== undefined) view.metadata = event.metadata;
+    event.bytes = Buffer.from(JSON.stringify(view), "utf8");
+  }
+  return event.bytes;
+}
+
+/** Ids are a type letter, 8 hex digits of creation time in seconds, then 16 unique hex digits. */
+export class Ids {
+  // Random per instance so that two simulators in one process never hand out the same id.
+  private readonly salt = randomBytes(3).toString("hex");
+  private counter = 0;
+
+  next(letter: string, timeMs: number = Date.now()): string {
+    const seconds = Math.max(0, Math.min(0xffffffff, Math.floor(timeMs / 1000)));
+    this.counter = (this.counter + 1) % 0x10000000000;
+    return (
+      letter +
+      seconds.toString(16).padStart(8, "0") +
+      this.salt +
+      this.counter.toString(16).padStart(10, "0")
+    );
+  }
+}
+
+/**
+ * Events kept in ascending (creationDate, insertion) order in an array whose dropped head is
+ * skipped by an offset and compacted only once it is at least half of the array.
+ */
+export class Stream {
+  private items: (StoredEvent | undefined)[] = [];
+  private head = 0;
+
+  constructor(
+    readonly id: string,
+    readonly path: string,
+    readonly capacity: number,
+    readonly creationDate: number,
+    readonly company: Company,
+    readonly kind: StreamKind,
+    readonly device: Device | undefined,
+  ) {}
+
+  get name(): string {
+    return this.path.slice(this.path.lastIndexOf("/") + 1);
+  }
+
+  get count(): number {
+    return this.items.length - this.head;
+  }
+
+  add(event: StoredEvent): void {
+    const last = this.items[this.items.length - 1];
+    if (this.count === 0 || last === undefined || last.creationDate <= event.creationDate) {
+      this.items.push(event);
+    } else {
+      // Only control-seeded events with an explicit older date get here: rare, so O(n) is fine.
+      this.compact();
+      let low = 0;
+      let high = this.items.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        const item = this.items[mid];
+        if (item !== undefined && item.creationDate <= event.creationDate) low = mid + 1;
+        else high = mid;
+      }
+      this.items.splice(low, 0, event);
+    }
+    while (this.count > this.capacity) {
+      this.items[this.head] = undefined;
+      this.head += 1;
+    }
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) this.compact();
+  }
+
+  /** Events from index start, newest first (or oldest first when ascending), at most limit. */
+  page(start: number, limit: number, ascending = false): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    const count = this.count;
+    if (start >= count) return out;
+    const n = Math.min(limit, count - start);
+    for (let i = 0; i < n; i += 1) {
+      const index = ascending ? this.head + start + i : this.items.length - 1 - start - i;
+      const item = this.items[index];
+      if (item !== undefined) out.push(item);
+    }
+    return out;
+  }
+
+  private compact(): void {
+    if (this.head === 0) return;
+    this.items = this.items.slice(this.head);
+    this.head = 0;
+  }
+}
+
+export interface StreamView {
+  id: string;
+  name: string;
+  path: string;
+  capacity: number;
+  creationDate: number;
+  count: number;
+}
+
+export function streamView(stream: Stream): StreamView {
+  return {
+    id: stream.id,
+    name: stream.name,
+    path: stream.path,
+    capacity: stream.capacity,
+    creationDate: stream.creationDate,
+    count: stream.count,
+  };
+}
+
+export function deviceView(device: Device): JsonObject {
+  const digits = BigInt("0x" + device.id.slice(-12))
+    .toString()
+    .padStart(11, "0")
+    .slice(-11);
+  return {
+    id: device.id,
+    name: device.name,
+    displayName: device.name,
+    path: `/${device.company.name}/devices/${device.name}`,
+    companyId: device.company.id,
+    avSystemId: device.avSystemId,
+    blueprintId: { id: device.blueprintId.id, version: device.blueprintId.version },
+    broadcastDate: device.broadcastDate,
+    creationDate: device.creationDate,
+    lastSeen: device.lastSeen,
+    hardware: { imei: "3596" + digits, fsn: "SIM" + device.id.slice(-8).toUpperCase() },
+    tags: {},
+    summary: {},
+    synced: true,
+    dirty: false,
+    state: { ...device.state },
+  };
+}
+
+export class StoreError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface NewDevice {
+  name: string;
+  company: Company;
+  id?: string;
+  resources?: string[];
+  state?: Record<string, Scalar>;
+  online?: boolean;
+  commandStreamId?: string;
+  inboxStreamId?: string;
+}
+
+const NAME_RE = /^[A-Za-z0-9_.-]+$/;
+
+export class Store {
+  readonly ids = new Ids();
+  readonly companies = new Map<string, Company>();
+  readonly tokens = new Map<string, User>();
+  private readonly devicesById = new Map<string, Device>();
+  private readonly devicesByName = new Map<string, Device>();
+  private readonly streamsById = new Map<string, Stream>();
+  private readonly streamsByPath = new Map<string, Stream>();
+
+  constructor(seed: SeedData) {
+    this.load(seed);
+  }
+
+  get defaultCompany(): Company {
+    const first = this.companies.values().next();
+    if (first.done === true) throw new Error("the seed has no company");
+    return first.value;
+  }
+
+  devices(): Device[] {
+    return [...this.devicesById.values()];
+  }
+
+  findDevice(company: Company, idOrName: string): Device | undefined {
+    const byId = this.devicesById.get(idOrName);
+    if (byId !== undefined && byId.company === company) return byId;
+    return this.devicesByName.get(company.name + "/" + idOrName);
+  }
+
+  streamById(id: string): Stream | undefined {
+    return this.streamsById.get(id);
+  }
+
+  streamByPath(path: string): Stream | undefined {
+    return this.streamsByPath.get(path);
+  }
+
+  createDevice(spec: NewDevice): Device {
+    const company = spec.company;
+    if (!NAME_RE.test(spec.name)) throw new StoreError(400, `Invalid device name: ${spec.name}`);
+    if (this.devicesByName.has(company.name + "/" + spec.name)) {
+      throw new StoreError(409, `Device already exists: ${spec.name}`);
+    }
+    const now = Date.now();
+    const id = spec.id ?? this.ids.next("d", now);
+    if (this.devicesById.has(id)) throw new StoreError(409, `Device id already exists: ${id}`);
+    const base = `/${company.name}/devices/${spec.name}`;
+    for (const suffix of [":command", ":inbox"]) {
+      if (this.streamsByPath.has(`${base}/${suffix}`)) {
+        throw new StoreError(409, `Stream already exists: ${base}/${suffix}`);
+      }
+    }
+    const device: Device = {
+      id,
+      name: spec.name,
+      company,
+      identityId: "i" + id.slice(1),
+      avSystemId: "a" + id.slice(1),
+      blueprintId: { id: "b" + id.slice(1), version: 1 },
+      broadcastDate: now,
+      creationDate: now,
+      lastSeen: now,
+      state: { ...(spec.state ?? {}) },
+      resources: [...(spec.resources ?? [])],
+      online: spec.online ?? true,
+      // Assigned right below: the streams need the device and the device its streams.
+      commandStream: undefined as unknown as Stream,
+      inboxStream: undefined as unknown as Stream,
+    };
+    device.commandStream = this.addStream(
+      `${base}/:command`,
+      DEFAULT_CAPACITY,
+      company,
+      "command",
+      device,
+      spec.commandStreamId,
+    );
+    device.inboxStream = this.addStream(
+      `${base}/:inbox`,
+      DEFAULT_CAPACITY,
+      company,
+      "inbox",
+      device,
+      spec.inboxStreamId,
+    );
+    this.devicesById.set(id, device);
+    this.devicesByName.set(company.name + "/" + spec.name, device);
+    return device;
+  }
+
+  /** A free stream; its company is the first segment of its path. */
+  createStream(path: string, capacity: number = DEFAULT_CAPACITY, id?: string): Stream {
+    if (!path.startsWith("/") || path.length < 2) {
+      throw new StoreError(400, `Invalid stream path: ${path}`);
+    }
+    const companyName = path.split("/")[1] ?? "";
+    const company = this.companies.get(companyName);
+    if (company === undefined) throw new StoreError(400, `Unknown company: ${companyName}`);
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > MAX_CAPACITY) {
+      throw new StoreError(400, `capacity must be an integer from 1 to ${MAX_CAPACITY}`);
+    }
+    if (this.streamsByPath.has(path)) throw new StoreError(409, `Stream already exists: ${path}`);
+    return this.addStream(path, capacity, company, "free", undefined, id);
+  }
+
+  addEvent(
+    stream: Stream,
+    elems: JsonObject,
+    metadata: JsonObject | undefined,
+    creatorId: string,
+    creationDate: number = Date.now(),
+  ): StoredEvent {
+    const event: StoredEvent = {
+      id: this.ids.next("e", creationDate),
+      streamId: stream.id,
+      path: stream.path,
+      creationDate,
+      creatorId,
+      elems,
+      metadata,
+      bytes: undefined,
+    };
+    stream.add(event);
+    return event;
+  }
+
+  private addStream(
+    path: string,
+    capacity: number,
+    company: Company,
+    kind: StreamKind,
+    device: Device | undefined,
+    id: string | undefined,
+  ): Stream {
+    const now = Date.now();
+    const streamId = id ?? this.ids.next("s", now);
+    if (this.streamsById.has(streamId)) {
+      throw new StoreError(409, `Stream id already exists: ${streamId}`);
+    }
+    const stream = new Stream(streamId, path, capacity, now, company, kind, device);
+    this.streamsById.set(streamId, stream);
+    this.streamsByPath.set(path, stream);
+    return stream;
+  }
+
+  private load(seed: SeedData): void {
+    if (!Array.isArray(seed.companies) || seed.companies.length === 0) {
+      throw new Error("seed: companies must be a non-empty array");
+    }
+    for (const sc of seed.companies) {
+      if (typeof sc.name !== "string" || !Array.isArray(sc.users)) {
+        throw new Error("seed: every company needs a name and a users array");
+      }
+      const company: Company = { name: sc.name, id: sc.id ?? this.ids.next("c"), users: [] };
+      for (const su of sc.users) {
+        if (typeof su.name !== "string" || typeof su.token !== "string") {
+          throw new Error(`seed: every user of ${sc.name} needs a name and a token`);
+        }
+        if (this.tokens.has(su.token)) throw new Error(`seed: token used twice: ${su.name}`);
+        const user: User = {
+          name: su.name,
+          token: su.token,
+          id: su.id ?? this.ids.next("i"),
+          company,
+        };
+        company.users.push(user);
+        this.tokens.set(user.token, user);
+      }
+      this.companies.set(company.name, company);
+    }
+    for (const sd of seed.devices ?? []) {
+      const company =
+        sd.company === undefined ? this.defaultCompany : this.companies.get(sd.company);
+      if (company === undefined) throw new Error(`seed: unknown company of ${sd.name}`);
+      const spec: NewDevice = { name: sd.name, company };
+      if (sd.id !== undefined) spec.id = sd.id;
+      if (sd.resources !== undefined) spec.resources = sd.resources;
+      if (sd.state !== undefined) spec.state = sd.state;
+      if (sd.online !== undefined) spec.online = sd.online;
+      if (sd.commandStreamId !== undefined) spec.commandStreamId = sd.commandStreamId;
+      if (sd.inboxStreamId !== undefined) spec.inboxStreamId = sd.inboxStreamId;
+      this.createDevice(spec);
+    }
+    const now = Date.now();
+    for (const ss of seed.streams ?? []) {
+      const stream = this.createStream(ss.path, ss.capacity ?? DEFAULT_CAPACITY, ss.id);
+      const events = ss.events ?? [];
+      const creator = stream.company.users.at(0)?.id ?? stream.company.id;
+      events.forEach((se, rank) => {
+        const date = se.creationDate ?? now - (se.ageMs ?? (events.length - rank) * 1000);
+        this.addEvent(stream, se.elems, undefined, creator, date);
+      });
+    }
+  }
+}
