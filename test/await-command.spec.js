@@ -128,9 +128,12 @@ describe("edge-await-command", function () {
   it("sends a faulted command to output 2", async function () {
     const { send, fault, ok } = await start(sim);
     send.receive({ payload: { "/no/such/resource": 1 } });
+    const shown = statuses(helper.getNode("a1"));
     const msg = await next(fault);
     assert.match(JSON.stringify(msg.payload.elems), /COMMAND_FAULT/);
     await noMessage(ok, 100);
+    assert.equal(shown.at(-1).fill, "red");
+    assert.match(shown.at(-1).text, /^fault after \d+ ms$/);
   });
 
   it("sends a command the device never answers to output 3 after the timeout, with payload null", async function () {
@@ -154,6 +157,14 @@ describe("edge-await-command", function () {
     send.receive({ payload: { "/lcd/txt1": "x" }, timeout: 100 });
     const second = await next(late, 3000);
     assert.ok(second.elapsed < 240, `elapsed ${second.elapsed}`);
+  });
+
+  it("treats a ttl of 0 as no ttl and waits the default timeout", async function () {
+    const { send, ok, caught } = await start(sim, {}, { ttl: "0" });
+    send.receive({ payload: { "/lcd/txt1": "x" } });
+    const msg = await next(ok);
+    assert.equal(msg.command.ttl, 0);
+    await noMessage(caught, 50);
   });
 
   for (const style of ["key", "no-id"]) {

@@ -184,6 +184,19 @@ describe("edge-list-events", function () {
     assert.deepEqual(seqs(joined.payload), [...Array(45).keys()].reverse());
   });
 
+  it("nests the parts of an incoming sequence, as the core split node does", async function () {
+    await fill(sim, 3);
+    const { n1, out } = await start(sim, { mode: "split" });
+    const outer = { id: "outer", index: 4, count: 9 };
+    n1.receive({ parts: outer });
+    const messages = await collect(out, 3);
+    assert.deepEqual(
+      messages.map((m) => m.parts.parts),
+      [outer, outer, outer],
+    );
+    assert.equal(messages[2].parts.count, 3);
+  });
+
   const invalid = [
     ["a limit of 0", { limit: 0 }, /limit must be a whole number from 1 to 10000, got 0/],
     [

@@ -130,6 +130,9 @@ export = function (RED: NodeAPI): void {
       baseUrl: str(body.baseUrl),
       company: str(body.company),
       timeout: str(body.timeout),
+      // The TLS configuration is a deployed tls-config node, referred to by id.
+      useTls: body.useTls === true,
+      tls: str(body.tls),
     };
     const started = performance.now();
     let client: EdgeClient | undefined;

@@ -72,11 +72,13 @@ export = function (RED: NodeAPI): void {
       } else {
         throw new EdgeError("inbox-empty");
       }
+      // A ttl of 0 means "no ttl" to the server, so it cannot be a timeout here either.
+      const ttl = typeof command.ttl === "number" && command.ttl > 0 ? command.ttl : undefined;
       const timeoutSource = !blank(msg.timeout)
         ? msg.timeout
         : !blank(def.timeout)
           ? def.timeout
-          : command.ttl;
+          : ttl;
       const timeout = checkInteger(
         timeoutSource ?? DEFAULT_TIMEOUT_MS,
         "timeout",
@@ -105,7 +107,12 @@ export = function (RED: NodeAPI): void {
           msg.markers = markers;
           msg.elapsed = elapsed;
           out[output] = msg;
-          resolve({ send: out, status: ctx.t(`edge-await-command.status.${kind}`, { elapsed }) });
+          const fill = output === 0 ? "green" : output === 1 ? "red" : "yellow";
+          resolve({
+            send: out,
+            status: ctx.t(`edge-await-command.status.${kind}`, { elapsed }),
+            fill,
+          });
         };
         const unwatch = poller.watch(inbox, {
           commandId: command.id,

@@ -86,7 +86,16 @@ export = function (RED: NodeAPI): void {
         let more = false;
         const emit = (event: DeviceEvent, count?: number): void => {
           const out: NodeMessage = { ...msg, payload: event };
-          out.parts = { id: msg._msgid, index, type: "array", len: 1, ...(count ? { count } : {}) };
+          // Nest an incoming sequence the way the core split node does, so joins unwind in order.
+          const outer = msg.parts ? { parts: msg.parts } : {};
+          out.parts = {
+            id: msg._msgid,
+            index,
+            type: "array",
+            len: 1,
+            ...(count ? { count } : {}),
+            ...outer,
+          };
           index++;
           send(out);
         };

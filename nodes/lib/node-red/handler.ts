@@ -24,8 +24,10 @@ export interface InputContext {
 
 export interface Result {
   send?: Outgoing;
-  /** Text of the green status after success. */
+  /** Text of the status after success. */
   status: string;
+  /** Its colour: green unless the result itself is bad news (a command fault, say). */
+  fill?: "green" | "yellow" | "red";
 }
 
 export type InputStep = (msg: NodeMessageInFlow, ctx: InputContext) => Promise<Result | null>;
@@ -100,7 +102,8 @@ export function handleInput(
         return;
       }
       if (result?.send) send(result.send);
-      if (result) node.status({ fill: "green", shape: "dot", text: short(result.status) });
+      if (result)
+        node.status({ fill: result.fill ?? "green", shape: "dot", text: short(result.status) });
       done();
     } catch (caught) {
       if (controller.signal.aborted) {

@@ -1,0 +1,21 @@
+// The simulator in its own process, so that its CPU never competes with the runtime being
+// measured on the same event loop. Prints its URL, company and credentials as one JSON line on
+// IPC and stays up until the parent disconnects.
+"use strict";
+const path = require("node:path");
+const { start } = require(path.resolve(__dirname, "..", "..", "dist", "simulator"));
+
+const delay = Number(process.env.BENCH_SIM_DELAY ?? 20);
+
+start({ port: 0, quiet: true, commandDelayMs: delay }).then(
+  (sim) => {
+    process.send({ url: sim.url, company: sim.company, user: sim.user, token: sim.token });
+    const stop = () => void sim.close().then(() => process.exit(0));
+    process.on("disconnect", stop);
+    process.on("SIGTERM", stop);
+  },
+  (err) => {
+    process.stderr.write(`simulator failed: ${err.stack}\n`);
+    process.exit(1);
+  },
+);
