@@ -1,29 +1,15 @@
 // edge-account: the client it owns and its "Test connection" admin route.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim } = require("./simulator-helpers");
-const { load, unload, account, helper } = require("./support/red");
+const { load, account, helper, withRedAndSimulator } = require("./support/red");
 const { startNodeRed } = require("./support/node-red-process");
 const { capture } = require("./support/capture");
 
 describe("edge-account", function () {
-  let sim;
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  beforeEach(async function () {
-    sim = await startSim();
-  });
-  afterEach(async function () {
-    await unload();
-    await sim.close();
-  });
+  const env = withRedAndSimulator();
 
   async function deploy(creds = {}) {
-    const acc = account(sim, {}, creds);
+    const acc = account(env.sim, {}, creds);
     await load([acc.node], acc.credentials);
     return helper.getNode("acc");
   }
@@ -37,7 +23,7 @@ describe("edge-account", function () {
   it("owns one client for the account, built from its properties and credentials", async function () {
     const acc = await deploy();
     assert.equal(acc.client.company, "demo");
-    assert.equal(acc.client.origin, sim.url);
+    assert.equal(acc.client.origin, env.sim.url);
     assert.ok(acc.poller);
   });
 
@@ -53,10 +39,10 @@ describe("edge-account", function () {
   it("answers Test connection for good typed credentials", async function () {
     await deploy();
     const answer = await test({
-      baseUrl: sim.url,
+      baseUrl: env.sim.url,
       company: "demo",
-      user: sim.user,
-      token: sim.token,
+      user: env.sim.user,
+      token: env.sim.token,
     });
     assert.equal(answer.ok, true);
     assert.match(answer.message, /^Connected: the company demo answered/);
@@ -65,9 +51,9 @@ describe("edge-account", function () {
   it("answers Test connection with the API's own error text for a bad token", async function () {
     await deploy();
     const answer = await test({
-      baseUrl: sim.url,
+      baseUrl: env.sim.url,
       company: "demo",
-      user: sim.user,
+      user: env.sim.user,
       token: "bad-token",
     });
     assert.equal(answer.ok, false);
@@ -77,16 +63,26 @@ describe("edge-account", function () {
 
   it("answers Test connection for another company with 403", async function () {
     await deploy();
-    const answer = await test({ baseUrl: sim.url, company: "other", token: sim.token });
+    const answer = await test({ baseUrl: env.sim.url, company: "other", token: env.sim.token });
     assert.equal(answer.ok, false);
     assert.equal(answer.status, 403);
   });
 
   it("uses the deployed node's stored token when the dialog's token is unchanged", async function () {
     await deploy();
-    const answer = await test({ id: "acc", baseUrl: sim.url, company: "demo", token: "__PWRD__" });
+    const answer = await test({
+      id: "acc",
+      baseUrl: env.sim.url,
+      company: "demo",
+      token: "__PWRD__",
+    });
     assert.equal(answer.ok, true);
-    const bad = await test({ id: "missing", baseUrl: sim.url, company: "demo", token: "__PWRD__" });
+    const bad = await test({
+      id: "missing",
+      baseUrl: env.sim.url,
+      company: "demo",
+      token: "__PWRD__",
+    });
     assert.equal(bad.ok, false);
     assert.match(bad.message, /the token is empty/);
   });
@@ -125,7 +121,7 @@ describe("edge-account", function () {
       const res = await fetch(`${red.url}/edge-account/test`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ baseUrl: sim.url, company: "demo", token: sim.token }),
+        body: JSON.stringify({ baseUrl: env.sim.url, company: "demo", token: env.sim.token }),
       });
       assert.equal(res.status, 401);
     });
@@ -147,7 +143,7 @@ describe("edge-account", function () {
       const res = await fetch(`${red.url}/edge-account/test`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
-        body: JSON.stringify({ baseUrl: sim.url, company: "demo", token: sim.token }),
+        body: JSON.stringify({ baseUrl: env.sim.url, company: "demo", token: env.sim.token }),
       });
       assert.equal(res.status, 200);
       assert.equal((await res.json()).ok, true);

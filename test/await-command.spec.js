@@ -1,7 +1,7 @@
 // edge-await-command, fed by edge-send-command, in a real Node-RED runtime against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim, control, sleep } = require("./simulator-helpers");
+const { control, sleep } = require("./simulator-helpers");
 const {
   load,
   unload,
@@ -12,6 +12,7 @@ const {
   statuses,
   helper,
   CORE,
+  withRedAndSimulator,
 } = require("./support/red");
 
 const COMPLETE_NODE = require("@node-red/nodes/core/common/24-complete.js");
@@ -78,23 +79,10 @@ async function start(sim, props = {}, sendProps = {}) {
 const names = (markers) => markers.map((m) => JSON.stringify(m.elems).match(/COMMAND_[A-Z]+/)[0]);
 
 describe("edge-await-command", function () {
-  let sim;
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  beforeEach(async function () {
-    sim = await startSim({ commandDelayMs: 20 });
-  });
-  afterEach(async function () {
-    await unload();
-    await sim.close();
-  });
+  const env = withRedAndSimulator({ commandDelayMs: 20 });
 
   it("sends a completed command to output 1 with its markers and the time waited", async function () {
-    const { send, a1, ok } = await start(sim);
+    const { send, a1, ok } = await start(env.sim);
     const shown = statuses(a1);
     send.receive({ payload: { "/lcd/txt1": "done?" } });
     const msg = await next(ok);
@@ -111,22 +99,22 @@ describe("edge-await-command", function () {
   });
 
   it("reads the inbox through the path fall-back when no Inbox is set", async function () {
-    const { send, ok } = await start(sim);
+    const { send, ok } = await start(env.sim);
     send.receive({ payload: { "/lcd/txt1": "x" } });
     await next(ok);
-    assert.ok(sim.stats().byRoute[INBOX_BY_PATH] > 0);
-    assert.equal(sim.stats().byRoute[INBOX_BY_ID], undefined);
+    assert.ok(env.sim.stats().byRoute[INBOX_BY_PATH] > 0);
+    assert.equal(env.sim.stats().byRoute[INBOX_BY_ID], undefined);
   });
 
   it("reads the inbox by stream id when the Inbox property is set", async function () {
-    const { send, ok } = await start(sim, { inbox: LCD_INBOX });
+    const { send, ok } = await start(env.sim, { inbox: LCD_INBOX });
     send.receive({ payload: { "/lcd/txt1": "x" } });
     await next(ok);
-    assert.ok(sim.stats().byRoute[INBOX_BY_ID] > 0);
+    assert.ok(env.sim.stats().byRoute[INBOX_BY_ID] > 0);
   });
 
   it("sends a faulted command to output 2", async function () {
-    const { send, fault, ok } = await start(sim);
+    const { send, fault, ok } = await start(env.sim);
     send.receive({ payload: { "/no/such/resource": 1 } });
     const shown = statuses(helper.getNode("a1"));
     const msg = await next(fault);
@@ -137,8 +125,8 @@ describe("edge-await-command", function () {
   });
 
   it("sends a command the device never answers to output 3 after the timeout, with payload null", async function () {
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, a1, late } = await start(sim, { timeout: 300 });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1, late } = await start(env.sim, { timeout: 300 });
     const shown = statuses(a1);
     send.receive({ payload: { "/lcd/txt1": "x" } });
     const msg = await next(late);
@@ -149,8 +137,8 @@ describe("edge-await-command", function () {
   });
 
   it("takes the timeout from msg.timeout, then the command's ttl", async function () {
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, late } = await start(sim, {}, { ttl: "250" });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, late } = await start(env.sim, {}, { ttl: "250" });
     send.receive({ payload: { "/lcd/txt1": "x" } });
     const first = await next(late, 3000);
     assert.ok(first.elapsed >= 240 && first.elapsed < 2000, `elapsed ${first.elapsed}`);
@@ -160,7 +148,7 @@ describe("edge-await-command", function () {
   });
 
   it("treats a ttl of 0 as no ttl and waits the default timeout", async function () {
-    const { send, ok, caught } = await start(sim, {}, { ttl: "0" });
+    const { send, ok, caught } = await start(env.sim, {}, { ttl: "0" });
     send.receive({ payload: { "/lcd/txt1": "x" } });
     const msg = await next(ok);
     assert.equal(msg.command.ttl, 0);
@@ -169,8 +157,8 @@ describe("edge-await-command", function () {
 
   for (const style of ["key", "no-id"]) {
     it(`recognises markers carried as ${style === "key" ? "a key" : "a value without the command's id"}`, async function () {
-      await control(sim, "PUT", "/config", { markerStyle: style });
-      const { send, ok } = await start(sim);
+      await control(env.sim, "PUT", "/config", { markerStyle: style });
+      const { send, ok } = await start(env.sim);
       send.receive({ payload: { "/lcd/txt1": "x" } });
       const msg = await next(ok);
       assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
@@ -178,17 +166,17 @@ describe("edge-await-command", function () {
   }
 
   it("ignores configuration-push markers and other inbox events", async function () {
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, a1, ok } = await start(sim, { timeout: 3000 });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1, ok } = await start(env.sim, { timeout: 3000 });
     const shown = statuses(a1);
     send.receive({ payload: { "/lcd/txt1": "x" } });
     await sleep(100);
-    await fetch(`${sim.url}/v5.0/demo/device/lcd-board`, {
+    await fetch(`${env.sim.url}/v5.0/demo/device/lcd-board`, {
       method: "PUT",
-      headers: { "x-auth-token": sim.token, "content-type": "application/json" },
+      headers: { "x-auth-token": env.sim.token, "content-type": "application/json" },
       body: JSON.stringify({ state: { "/lcd/txt1": "pushed" } }),
     });
-    await control(sim, "POST", "/events", {
+    await control(env.sim, "POST", "/events", {
       streamId: LCD_INBOX,
       elems: { note: "COMMAND_STARTED_NOT" },
     });
@@ -197,13 +185,13 @@ describe("edge-await-command", function () {
       !shown.some((s) => s.fill === "yellow"),
       "started shown before the device was online",
     );
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
     const msg = await next(ok);
     assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
   });
 
   it("gives two interleaved commands on one device each their own result", async function () {
-    const { send, ok, fault } = await start(sim);
+    const { send, ok, fault } = await start(env.sim);
     const okMsg = next(ok);
     const faultMsg = next(fault);
     send.receive({ payload: { "/lcd/txt1": "good" } });
@@ -215,22 +203,22 @@ describe("edge-await-command", function () {
   });
 
   it("reports msg without msg.command to a Catch node", async function () {
-    const { a1, caught } = await start(sim);
+    const { a1, caught } = await start(env.sim);
     a1.receive({ payload: 1 });
     const msg = await next(caught);
     assert.match(msg.error.message, /msg\.command is missing/);
   });
 
   it("reports an unknown inbox to a Catch node", async function () {
-    const { send, caught } = await start(sim, { inbox: "s0000000000000000000000aa" });
+    const { send, caught } = await start(env.sim, { inbox: "s0000000000000000000000aa" });
     send.receive({ payload: { "/lcd/txt1": "x" } });
     const msg = await next(caught);
     assert.equal(msg.statusCode, 404);
   });
 
   it("cancels the node's waits on msg.reset: each ends with done() and no output", async function () {
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, a1, ok, late, completed } = await start(sim, { timeout: 5000 });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1, ok, late, completed } = await start(env.sim, { timeout: 5000 });
     const ended = collect(completed, 3, 3000);
     send.receive({ payload: { "/lcd/txt1": "1" } });
     send.receive({ payload: { "/lcd/txt1": "2" } });
@@ -243,8 +231,8 @@ describe("edge-await-command", function () {
   });
 
   it("ends pending waits and stops polling when the flow is closed", async function () {
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send } = await start(sim, { timeout: 60000 });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send } = await start(env.sim, { timeout: 60000 });
     for (let i = 0; i < 5; i++) send.receive({ payload: { "/lcd/txt1": String(i) } });
     await sleep(200);
     const poller = helper.getNode("acc").poller;
@@ -254,23 +242,23 @@ describe("edge-await-command", function () {
     const took = Date.now() - started;
     assert.ok(took < 2000, `close took ${took} ms`);
     assert.equal(poller.size, 0);
-    const polled = sim.stats().total;
+    const polled = env.sim.stats().total;
     await sleep(200);
-    assert.equal(sim.stats().total, polled, "requests went on after close");
+    assert.equal(env.sim.stats().total, polled, "requests went on after close");
   });
 
   it("makes 50 awaits on one device cost no more inbox requests per interval than one", async function () {
     this.timeout(20000);
-    await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
     const interval = 100;
     const window = 1000;
     async function count(n) {
-      const { send } = await start(sim, { interval, timeout: 30000 });
+      const { send } = await start(env.sim, { interval, timeout: 30000 });
       for (let i = 0; i < n; i++) send.receive({ payload: { "/lcd/txt1": String(i) } });
       await sleep(200);
-      await control(sim, "POST", "/stats/reset");
+      await control(env.sim, "POST", "/stats/reset");
       await sleep(window);
-      const polls = sim.stats().byRoute[INBOX_BY_PATH] ?? 0;
+      const polls = env.sim.stats().byRoute[INBOX_BY_PATH] ?? 0;
       await unload();
       return polls;
     }

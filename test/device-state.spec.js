@@ -1,8 +1,17 @@
 // edge-device-state in a real Node-RED runtime (test helper) against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim, control } = require("./simulator-helpers");
-const { load, unload, account, next, collect, statuses, helper, CORE } = require("./support/red");
+const { control } = require("./simulator-helpers");
+const {
+  load,
+  account,
+  next,
+  collect,
+  statuses,
+  helper,
+  CORE,
+  withRedAndSimulator,
+} = require("./support/red");
 
 const LCD = "d5f3c1a2b0000000000000001";
 
@@ -37,23 +46,10 @@ async function start(sim, ...args) {
 }
 
 describe("edge-device-state", function () {
-  let sim;
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  beforeEach(async function () {
-    sim = await startSim();
-  });
-  afterEach(async function () {
-    await unload();
-    await sim.close();
-  });
+  const env = withRedAndSimulator();
 
   it("gets a device: msg.payload is its state and msg.device the whole device", async function () {
-    const { n1, out } = await start(sim, { device: LCD });
+    const { n1, out } = await start(env.sim, { device: LCD });
     const shown = statuses(n1);
     n1.receive({ payload: "go" });
     const msg = await next(out);
@@ -66,29 +62,29 @@ describe("edge-device-state", function () {
   });
 
   it("uses msg.deviceId when the Device property is empty", async function () {
-    const { n1, out } = await start(sim, { device: "" });
+    const { n1, out } = await start(env.sim, { device: "" });
     n1.receive({ deviceId: "sensor-hub" });
     const msg = await next(out);
     assert.equal(msg.payload["/app/period/value"], 60);
   });
 
   it("renders mustache in the Device property against the msg", async function () {
-    const { n1, out } = await start(sim, { device: "{{payload.id}}" });
+    const { n1, out } = await start(env.sim, { device: "{{payload.id}}" });
     n1.receive({ payload: { id: "sensor-hub" } });
     const msg = await next(out);
     assert.equal(msg.device.name, "sensor-hub");
   });
 
   it("inserts mustache values without HTML escaping and sends them encoded", async function () {
-    const { n1, caught } = await start(sim, { device: "{{payload.id}}" });
+    const { n1, caught } = await start(env.sim, { device: "{{payload.id}}" });
     n1.receive({ payload: { id: "a&b/../c" } });
     await next(caught);
-    const [req] = (await control(sim, "GET", "/requests?limit=1")).json;
+    const [req] = (await control(env.sim, "GET", "/requests?limit=1")).json;
     assert.equal(req.url, "/v5.0/demo/device/a%26b%2F..%2Fc");
   });
 
   it("replaces the whole state with msg.payload", async function () {
-    const { n1, out } = await start(sim, { device: "lcd-board", mode: "replace" });
+    const { n1, out } = await start(env.sim, { device: "lcd-board", mode: "replace" });
     n1.receive({ payload: { "/lcd/txt1": "Bye", "/lcd/period": 5, "/lcd/on": true } });
     const msg = await next(out);
     assert.deepEqual(msg.payload, { "/lcd/txt1": "Bye", "/lcd/period": 5, "/lcd/on": true });
@@ -96,7 +92,7 @@ describe("edge-device-state", function () {
   });
 
   it("merges keys into the state, removing those set to null", async function () {
-    const { n1, out } = await start(sim, { device: "lcd-board", mode: "merge" });
+    const { n1, out } = await start(env.sim, { device: "lcd-board", mode: "merge" });
     n1.receive({ payload: { "/lcd/txt1": "Merged", "/lcd/txt2": null, "/lcd/txt3": "new" } });
     const msg = await next(out);
     assert.deepEqual(msg.payload, { "/lcd/txt1": "Merged", "/lcd/txt3": "new" });
@@ -104,15 +100,15 @@ describe("edge-device-state", function () {
 
   it("keeps all of 20 merges of different keys sent at once to one device", async function () {
     const { n1, out } = await start(
-      sim,
+      env.sim,
       { device: "lcd-board", mode: "merge" },
       { rate: 0, concurrency: 8 },
     );
     const all = collect(out, 20, 10000);
     for (let i = 0; i < 20; i++) n1.receive({ payload: { [`/k/${i}`]: i } });
     await all;
-    const res = await fetch(`${sim.url}/v5.0/demo/device/lcd-board`, {
-      headers: { "x-auth-token": sim.token },
+    const res = await fetch(`${env.sim.url}/v5.0/demo/device/lcd-board`, {
+      headers: { "x-auth-token": env.sim.token },
     });
     const state = (await res.json()).body.state;
     for (let i = 0; i < 20; i++) assert.equal(state[`/k/${i}`], i, `key /k/${i} was lost`);
@@ -149,28 +145,28 @@ describe("edge-device-state", function () {
   ];
   for (const [what, mode, payload, message] of invalid) {
     it(`reports ${what} to a Catch node before any request`, async function () {
-      const { n1, caught } = await start(sim, { device: "lcd-board", mode });
+      const { n1, caught } = await start(env.sim, { device: "lcd-board", mode });
       const shown = statuses(n1);
       n1.receive({ payload });
       const msg = await next(caught);
       assert.match(msg.error.message, message);
       assert.equal(msg.error.source.id, "n1");
-      assert.equal(sim.stats().total, 0);
+      assert.equal(env.sim.stats().total, 0);
       assert.equal(shown.at(-1).fill, "red");
       assert.equal(shown.at(-1).shape, "ring");
     });
   }
 
   it("reports an empty device after mustache to a Catch node", async function () {
-    const { n1, caught } = await start(sim, { device: "{{payload.missing}}" });
+    const { n1, caught } = await start(env.sim, { device: "{{payload.missing}}" });
     n1.receive({ payload: {} });
     const msg = await next(caught);
     assert.match(msg.error.message, /No device/);
-    assert.equal(sim.stats().total, 0);
+    assert.equal(env.sim.stats().total, 0);
   });
 
   it("reports an unknown device (404) to a Catch node with the API's message and status", async function () {
-    const { n1, caught } = await start(sim, { device: "lcd-bord" });
+    const { n1, caught } = await start(env.sim, { device: "lcd-bord" });
     const shown = statuses(n1);
     n1.receive({ payload: 1 });
     const msg = await next(caught);
@@ -183,7 +179,7 @@ describe("edge-device-state", function () {
   });
 
   it("reports a wrong token (401) to a Catch node", async function () {
-    const { n1, caught } = await start(sim, { device: LCD }, {}, { token: "not-the-token" });
+    const { n1, caught } = await start(env.sim, { device: LCD }, {}, { token: "not-the-token" });
     n1.receive({ payload: 1 });
     const msg = await next(caught);
     assert.match(msg.error.message, /refused the credentials \(HTTP 401\)/);
@@ -191,7 +187,7 @@ describe("edge-device-state", function () {
   });
 
   it("cannot be redirected by msg properties such as baseUrl, headers or token", async function () {
-    const { n1, out } = await start(sim, { device: LCD });
+    const { n1, out } = await start(env.sim, { device: LCD });
     n1.receive({
       baseUrl: "http://127.0.0.2:1",
       url: "http://127.0.0.2:1",
@@ -200,12 +196,12 @@ describe("edge-device-state", function () {
     });
     const msg = await next(out);
     assert.equal(msg.device.id, LCD);
-    const [req] = (await control(sim, "GET", "/requests?limit=1")).json;
-    assert.equal(req.headers["x-auth-token"], sim.token);
+    const [req] = (await control(env.sim, "GET", "/requests?limit=1")).json;
+    assert.equal(req.headers["x-auth-token"], env.sim.token);
   });
 
   it("reports a missing account as an error", async function () {
-    const { n1, caught } = await start(sim, { account: "" });
+    const { n1, caught } = await start(env.sim, { account: "" });
     n1.receive({ deviceId: LCD });
     const msg = await next(caught);
     assert.match(msg.error.message, /No account is configured/);

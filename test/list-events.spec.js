@@ -1,8 +1,17 @@
 // edge-list-events in a real Node-RED runtime against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim, control } = require("./simulator-helpers");
-const { load, unload, account, next, collect, statuses, helper, CORE } = require("./support/red");
+const { control } = require("./simulator-helpers");
+const {
+  load,
+  account,
+  next,
+  collect,
+  statuses,
+  helper,
+  CORE,
+  withRedAndSimulator,
+} = require("./support/red");
 
 const STREAM = "s5f3c1a2b0000000000000012"; // lcd-board's :inbox, empty in the seed
 
@@ -41,24 +50,11 @@ async function start(sim, props = {}, extraNodes = [], extraTypes = []) {
 const seqs = (events) => events.map((e) => e.elems.seq);
 
 describe("edge-list-events", function () {
-  let sim;
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  beforeEach(async function () {
-    sim = await startSim();
-  });
-  afterEach(async function () {
-    await unload();
-    await sim.close();
-  });
+  const env = withRedAndSimulator();
 
   it("lists one page, newest first, with msg.paging", async function () {
-    await fill(sim, 30);
-    const { n1, out } = await start(sim, { limit: 10 });
+    await fill(env.sim, 30);
+    const { n1, out } = await start(env.sim, { limit: 10 });
     const shown = statuses(n1);
     n1.receive({});
     const msg = await next(out);
@@ -69,8 +65,8 @@ describe("edge-list-events", function () {
   });
 
   it("takes limit and start from msg.limit and msg.start", async function () {
-    await fill(sim, 30);
-    const { n1, out } = await start(sim);
+    await fill(env.sim, 30);
+    const { n1, out } = await start(env.sim);
     n1.receive({ limit: 5, start: 27 });
     const msg = await next(out);
     assert.deepEqual(seqs(msg.payload), [2, 1, 0]);
@@ -78,8 +74,8 @@ describe("edge-list-events", function () {
   });
 
   it("answers an empty page when start is beyond the end", async function () {
-    await fill(sim, 3);
-    const { n1, out } = await start(sim, { start: 100 });
+    await fill(env.sim, 3);
+    const { n1, out } = await start(env.sim, { start: 100 });
     n1.receive({});
     const msg = await next(out);
     assert.deepEqual(msg.payload, []);
@@ -87,12 +83,12 @@ describe("edge-list-events", function () {
   });
 
   it("accepts a stream path and uses the GET /event?path= fall-back", async function () {
-    await fill(sim, 3);
-    const { n1, out } = await start(sim, { stream: "/{{topic}}/devices/lcd-board/:inbox" });
+    await fill(env.sim, 3);
+    const { n1, out } = await start(env.sim, { stream: "/{{topic}}/devices/lcd-board/:inbox" });
     n1.receive({ topic: "demo" });
     const msg = await next(out);
     assert.equal(msg.payload.length, 3);
-    const [req] = (await control(sim, "GET", "/requests?limit=1")).json;
+    const [req] = (await control(env.sim, "GET", "/requests?limit=1")).json;
     assert.match(
       req.url,
       /^\/v5\.0\/demo\/event\?path=%2Fdemo%2Fdevices%2Flcd-board%2F%3Ainbox&limit=20&start=0$/,
@@ -100,18 +96,18 @@ describe("edge-list-events", function () {
   });
 
   it("uses msg.streamId when the Stream property is empty", async function () {
-    await fill(sim, 2);
-    const { n1, out } = await start(sim, { stream: "" });
+    await fill(env.sim, 2);
+    const { n1, out } = await start(env.sim, { stream: "" });
     n1.receive({ streamId: STREAM });
     assert.equal((await next(out)).payload.length, 2);
   });
 
   it("gathers all pages into one array without duplicates while new events arrive", async function () {
-    await fill(sim, 70);
-    const { n1, out } = await start(sim, { mode: "all", limit: 20 });
+    await fill(env.sim, 70);
+    const { n1, out } = await start(env.sim, { mode: "all", limit: 20 });
     // While each page request waits at the server, 3 newer events arrive: they push events already
     // read into the next page.
-    await control(sim, "POST", "/faults", {
+    await control(env.sim, "POST", "/faults", {
       method: "GET",
       path: `/event/${STREAM}`,
       delayMs: 40,
@@ -119,10 +115,14 @@ describe("edge-list-events", function () {
     });
     let pagesSeen = 0;
     const adder = setInterval(() => {
-      const count = sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] ?? 0;
+      const count = env.sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] ?? 0;
       if (count > pagesSeen && count < 4) {
         pagesSeen = count;
-        void control(sim, "POST", "/events", { streamId: STREAM, elems: { late: true }, count: 3 });
+        void control(env.sim, "POST", "/events", {
+          streamId: STREAM,
+          elems: { late: true },
+          count: 3,
+        });
       }
     }, 1);
     try {
@@ -134,7 +134,7 @@ describe("edge-list-events", function () {
       assert.deepEqual(original.slice(0, 5), [69, 68, 67, 66, 65]);
       assert.ok(original.includes(0), "the oldest event was reached");
       assert.ok(
-        sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] >= 4,
+        env.sim.stats().byRoute[`GET /v5.0/demo/event/${STREAM}`] >= 4,
         "at least 4 pages were read",
       );
       assert.equal(msg.paging.more, false);
@@ -144,8 +144,8 @@ describe("edge-list-events", function () {
   });
 
   it("stops gathering at maxEvents and says more may follow", async function () {
-    await fill(sim, 50);
-    const { n1, out } = await start(sim, { mode: "all", limit: 20, maxEvents: 30 });
+    await fill(env.sim, 50);
+    const { n1, out } = await start(env.sim, { mode: "all", limit: 20, maxEvents: 30 });
     n1.receive({});
     const msg = await next(out);
     assert.equal(msg.payload.length, 30);
@@ -153,7 +153,7 @@ describe("edge-list-events", function () {
   });
 
   it("splits into one message per event that a core join node rebuilds into the array", async function () {
-    await fill(sim, 45);
+    await fill(env.sim, 45);
     const join = {
       id: "j1",
       z: "tab",
@@ -164,7 +164,7 @@ describe("edge-list-events", function () {
       wires: [["joined"]],
     };
     const { n1 } = await start(
-      sim,
+      env.sim,
       { mode: "split", limit: 20, wires: [["out", "j1"]] },
       [join, { id: "joined", z: "tab", type: "helper" }],
       [CORE.join],
@@ -185,8 +185,8 @@ describe("edge-list-events", function () {
   });
 
   it("nests the parts of an incoming sequence, as the core split node does", async function () {
-    await fill(sim, 3);
-    const { n1, out } = await start(sim, { mode: "split" });
+    await fill(env.sim, 3);
+    const { n1, out } = await start(env.sim, { mode: "split" });
     const outer = { id: "outer", index: 4, count: 9 };
     n1.receive({ parts: outer });
     const messages = await collect(out, 3);
@@ -212,16 +212,16 @@ describe("edge-list-events", function () {
   ];
   for (const [what, input, message] of invalid) {
     it(`reports ${what} to a Catch node before any request`, async function () {
-      const { n1, caught } = await start(sim);
+      const { n1, caught } = await start(env.sim);
       n1.receive(input);
       const msg = await next(caught);
       assert.match(msg.error.message, message);
-      assert.equal(sim.stats().total, 0);
+      assert.equal(env.sim.stats().total, 0);
     });
   }
 
   it("reports an unknown stream (404) to a Catch node", async function () {
-    const { n1, caught } = await start(sim, { stream: "s0000000000000000000000ff" });
+    const { n1, caught } = await start(env.sim, { stream: "s0000000000000000000000ff" });
     n1.receive({});
     const msg = await next(caught);
     assert.equal(msg.statusCode, 404);

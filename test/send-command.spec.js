@@ -1,8 +1,17 @@
 // edge-send-command in a real Node-RED runtime against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim, control, inboxOf } = require("./simulator-helpers");
-const { load, unload, account, next, statuses, helper, CORE } = require("./support/red");
+const { control, inboxOf } = require("./simulator-helpers");
+const {
+  load,
+  unload,
+  account,
+  next,
+  statuses,
+  helper,
+  CORE,
+  withRedAndSimulator,
+} = require("./support/red");
 
 const LCD_COMMAND = "s5f3c1a2b0000000000000011";
 
@@ -37,23 +46,10 @@ async function lastRequest(sim) {
 }
 
 describe("edge-send-command", function () {
-  let sim;
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  beforeEach(async function () {
-    sim = await startSim();
-  });
-  afterEach(async function () {
-    await unload();
-    await sim.close();
-  });
+  const env = withRedAndSimulator();
 
   it("sends msg.payload as elems to the device's :command stream by path", async function () {
-    const { n1, out } = await start(sim);
+    const { n1, out } = await start(env.sim);
     const shown = statuses(n1);
     n1.receive({ payload: { "/lcd/txt1": "Hello world" } });
     const msg = await next(out);
@@ -68,7 +64,7 @@ describe("edge-send-command", function () {
       ttl: undefined,
       sentAt: msg.command.sentAt,
     });
-    const req = await lastRequest(sim);
+    const req = await lastRequest(env.sim);
     assert.equal(req.url, "/v5.0/demo/event");
     assert.deepEqual(JSON.parse(req.body), {
       path: "/demo/devices/lcd-board/:command",
@@ -77,67 +73,69 @@ describe("edge-send-command", function () {
     assert.equal(shown[0].fill, "blue");
     assert.equal(shown.at(-1).fill, "green");
     assert.equal(shown.at(-1).text, `sent ${msg.payload.id}`);
-    const inbox = await inboxOf(sim, "lcd-board", 2);
+    const inbox = await inboxOf(env.sim, "lcd-board", 2);
     assert.match(JSON.stringify(inbox), /COMMAND_COMPLETE/);
   });
 
   it("sends nested elems as written, never rewriting the keys", async function () {
-    const { n1, out } = await start(sim);
+    const { n1, out } = await start(env.sim);
     n1.receive({ payload: { lcd: { txt1: "nested" } } });
     const msg = await next(out);
-    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).elems, { lcd: { txt1: "nested" } });
+    assert.deepEqual(JSON.parse((await lastRequest(env.sim)).body).elems, {
+      lcd: { txt1: "nested" },
+    });
     assert.deepEqual(msg.payload.elems, { lcd: { txt1: "nested" } });
   });
 
   it("sends to a stream id with POST /event/<id> from the Stream property or msg.streamId", async function () {
-    const { n1, out } = await start(sim, { target: "stream", stream: "" });
+    const { n1, out } = await start(env.sim, { target: "stream", stream: "" });
     n1.receive({ streamId: LCD_COMMAND, payload: { "/lcd/txt2": "by id" } });
     const msg = await next(out);
-    assert.equal((await lastRequest(sim)).url, `/v5.0/demo/event/${LCD_COMMAND}`);
+    assert.equal((await lastRequest(env.sim)).url, `/v5.0/demo/event/${LCD_COMMAND}`);
     assert.equal(msg.command.streamId, LCD_COMMAND);
     assert.equal(msg.command.device, "lcd-board");
   });
 
   it("renders the Elems property with mustache when msg.payload is not an object, escaping for JSON", async function () {
-    const { n1, out } = await start(sim, {
+    const { n1, out } = await start(env.sim, {
       elems: '{"/lcd/txt1": "{{payload}}", "/lcd/txt2": {{count}}}',
     });
     n1.receive({ payload: 'say "hi" & <bye>', count: 3 });
     await next(out);
-    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).elems, {
+    assert.deepEqual(JSON.parse((await lastRequest(env.sim)).body).elems, {
       "/lcd/txt1": 'say "hi" & <bye>',
       "/lcd/txt2": 3,
     });
   });
 
   it("uses the device from msg.deviceId and mustache in the Device property", async function () {
-    const { n1, out } = await start(sim, { device: "{{topic}}" });
+    const { n1, out } = await start(env.sim, { device: "{{topic}}" });
     n1.receive({ topic: "pump-3", payload: { "/app/enable/value": true } });
     const msg = await next(out);
     assert.equal(msg.command.device, "pump-3");
-    const second = await start2(sim, { device: "" });
+    const second = await start2(env.sim, { device: "" });
     second.n1.receive({ deviceId: "sensor-hub", payload: { "virtual/mode/value": "eco" } });
     assert.equal((await next(second.out)).command.device, "sensor-hub");
   });
 
   async function start2(sim, props) {
     await unload();
-    return start(sim, props);
+    return start(env.sim, props);
   }
 
   it("sends the ttl as metadata.ttl, with msg.ttl overriding the property", async function () {
-    const { n1, out } = await start(sim, { ttl: "5000" });
+    const { n1, out } = await start(env.sim, { ttl: "5000" });
     n1.receive({ payload: { "/lcd/txt1": "a" } });
     assert.equal((await next(out)).command.ttl, 5000);
-    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).metadata, { ttl: 5000 });
+    assert.deepEqual(JSON.parse((await lastRequest(env.sim)).body).metadata, { ttl: 5000 });
     n1.receive({ payload: { "/lcd/txt1": "b" }, ttl: 900 });
     assert.equal((await next(out)).command.ttl, 900);
-    assert.deepEqual(JSON.parse((await lastRequest(sim)).body).metadata, { ttl: 900 });
+    assert.deepEqual(JSON.parse((await lastRequest(env.sim)).body).metadata, { ttl: 900 });
   });
 
   it("outputs payload null and a command with the local send time when the server returns no body", async function () {
-    await control(sim, "POST", "/faults", { path: "/event", body: "null-body" });
-    const { n1, out } = await start(sim);
+    await control(env.sim, "POST", "/faults", { path: "/event", body: "null-body" });
+    const { n1, out } = await start(env.sim);
     const before = Date.now();
     n1.receive({ payload: { "/lcd/txt1": "x" } });
     const msg = await next(out);
@@ -193,16 +191,16 @@ describe("edge-send-command", function () {
   ];
   for (const [what, input, props, message] of invalid) {
     it(`reports ${what} to a Catch node before any request`, async function () {
-      const { n1, caught } = await start(sim, props);
+      const { n1, caught } = await start(env.sim, props);
       n1.receive(input);
       const msg = await next(caught);
       assert.match(msg.error.message, message);
-      assert.equal(sim.stats().total, 0);
+      assert.equal(env.sim.stats().total, 0);
     });
   }
 
   it("reports an unknown stream id (404) to a Catch node", async function () {
-    const { n1, caught } = await start(sim, {
+    const { n1, caught } = await start(env.sim, {
       target: "stream",
       stream: "s000000000000000000000bad",
     });
@@ -213,7 +211,7 @@ describe("edge-send-command", function () {
   });
 
   it("reports a wrong token (401) to a Catch node", async function () {
-    const { n1, caught } = await start(sim, {}, {}, { token: "nope" });
+    const { n1, caught } = await start(env.sim, {}, {}, { token: "nope" });
     n1.receive({ payload: { a: 1 } });
     const msg = await next(caught);
     assert.equal(msg.statusCode, 401);

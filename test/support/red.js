@@ -49,6 +49,29 @@ async function unload() {
   await helper.unload();
 }
 
+/**
+ * The hooks every node spec shares: one test-helper server per file, a fresh simulator per test,
+ * the flow unloaded and the simulator closed after it. Tests read the simulator as `env.sim`.
+ */
+function withRedAndSimulator(simOptions = {}) {
+  const { startSim } = require("../simulator-helpers");
+  const env = { sim: undefined };
+  before(function (done) {
+    helper.startServer(done);
+  });
+  after(function (done) {
+    helper.stopServer(done);
+  });
+  beforeEach(async function () {
+    env.sim = await startSim(simOptions);
+  });
+  afterEach(async function () {
+    await unload();
+    await env.sim.close();
+  });
+  return env;
+}
+
 /** An account config node pointing at a simulator, and its credentials. */
 function account(sim, extra = {}, creds = {}) {
   const node = {
@@ -113,4 +136,16 @@ function statuses(node) {
   return list;
 }
 
-module.exports = { helper, NODES, CORE, load, unload, account, next, collect, noMessage, statuses };
+module.exports = {
+  helper,
+  NODES,
+  CORE,
+  load,
+  unload,
+  account,
+  next,
+  collect,
+  noMessage,
+  statuses,
+  withRedAndSimulator,
+};
