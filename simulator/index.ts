@@ -26,6 +26,8 @@ export interface SimulatorOptions {
   markerStyle?: MarkerStyle;
   /** No warnings on stderr. */
   quiet?: boolean;
+  /** Serve HTTPS with this PEM key and certificate; `url` then starts with https://. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 export interface Simulator {
@@ -62,13 +64,14 @@ export async function start(options: SimulatorOptions = {}): Promise<Simulator> 
     seed,
     { commandDelayMs: delay, markerStyle: options.markerStyle ?? "value" },
     options.quiet ?? false,
+    options.tls,
   );
   const port = await server.listen(options.port ?? 0, host);
   const company = server.store.defaultCompany;
   const user = company.users.at(0);
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${urlHost}:${port}`,
     port,
     company: company.name,
     user: user?.name ?? "",

@@ -3,6 +3,7 @@
 // are tracked so that close() ends promptly even with pooled client connections.
 
 import http from "node:http";
+import https from "node:https";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Api, envelope, errorEnvelope, type ApiResponse } from "./api";
@@ -48,16 +49,21 @@ export class SimulatorServer implements ControlHost {
     private readonly seed: SeedData,
     private readonly initialConfig: CommandConfig,
     private readonly quiet: boolean,
+    /** Serves HTTPS with this key and certificate (tests of private CAs) instead of HTTP. */
+    tls?: { key: string | Buffer; cert: string | Buffer },
   ) {
     this.config = { ...initialConfig };
     this.store = new Store(seed);
     this.commands = new CommandProcessor(this.store, this.timers, this.config);
     this.api = new Api(this.store, this.commands);
-    this.server = http.createServer({ keepAlive: true }, (req, res) => {
+    const handler: http.RequestListener = (req, res) => {
       this.onRequest(req, res).catch((err: unknown) => {
         this.internalError(res, err);
       });
-    });
+    };
+    this.server = tls
+      ? https.createServer({ keepAlive: true, key: tls.key, cert: tls.cert }, handler)
+      : http.createServer({ keepAlive: true }, handler);
     this.server.keepAliveTimeout = 5000;
     this.server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);

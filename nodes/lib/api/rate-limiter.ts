@@ -1,6 +1,7 @@
 // One limiter per account, shared by every node and poller that uses the account: at most
-// `perSecond` requests started per second (a token bucket with one second of burst) and at most
-// `concurrent` in flight, served first come first served. The queue is bounded: past `queueMax`
+// `perSecond` requests started in any one-second window (a sliding window over the last
+// `perSecond` start times; a token bucket with one second of burst let twice that through in the
+// first second) and at most `concurrent` in flight, served first come first served. The queue is bounded: past `queueMax`
 // waiting requests, acquire() fails at once instead of letting memory grow without limit.
 import { EdgeError } from "./errors";
 
@@ -28,13 +29,12 @@ export class RateLimiter {
   private readonly waiting: Waiter[] = [];
   private head = 0;
   private active = 0;
-  private tokens: number;
-  private refilledAt = performance.now();
+  /** Start times of the last `perSecond` requests, a ring whose oldest entry is at `oldest`. */
+  private readonly starts: number[] = [];
+  private oldest = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly limit: RateLimit) {
-    this.tokens = Math.max(1, limit.perSecond);
-  }
+  constructor(private readonly limit: RateLimit) {}
 
   get queued(): number {
     return this.waiting.length - this.head;
@@ -45,6 +45,9 @@ export class RateLimiter {
   }
 
   acquire(signal?: AbortSignal): Promise<Release> {
+    // An abort listener added to an already aborted signal never fires: such a waiter would wait
+    // for a slot it no longer wants.
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.queued === 0 && this.tryTake()) return Promise.resolve(this.releaser());
     if (this.queued >= this.limit.queueMax) {
       return Promise.reject(new EdgeError("queue-full", { max: this.limit.queueMax }));
@@ -55,11 +58,7 @@ export class RateLimiter {
         waiter.onAbort = () => {
           const i = this.waiting.indexOf(waiter, this.head);
           if (i >= 0) this.waiting.splice(i, 1);
-          reject(
-            signal.reason instanceof Error
-              ? signal.reason
-              : new EdgeError("aborted", { method: "*", path: "*" }),
-          );
+          reject(abortReason(signal));
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
@@ -89,14 +88,12 @@ export class RateLimiter {
     if (this.active >= this.limit.concurrent) return false;
     if (this.limit.perSecond > 0) {
       const now = performance.now();
-      const burst = Math.max(1, this.limit.perSecond);
-      this.tokens = Math.min(
-        burst,
-        this.tokens + ((now - this.refilledAt) * this.limit.perSecond) / 1000,
-      );
-      this.refilledAt = now;
-      if (this.tokens < 1) return false;
-      this.tokens -= 1;
+      if (this.starts.length < this.limit.perSecond) this.starts.push(now);
+      else {
+        if (now - this.starts[this.oldest] < 1000) return false;
+        this.starts[this.oldest] = now;
+        this.oldest = (this.oldest + 1) % this.starts.length;
+      }
     }
     this.active++;
     return true;
@@ -115,12 +112,18 @@ export class RateLimiter {
   private pump(): void {
     while (this.queued > 0 && this.tryTake()) this.next().resolve(this.releaser());
     if (this.queued > 0 && this.active < this.limit.concurrent && this.timer === undefined) {
-      // Out of tokens: wake when the next one is due.
-      const wait = Math.ceil(((1 - this.tokens) * 1000) / this.limit.perSecond);
+      // A full window: wake when its oldest start is one second old.
+      const wait = Math.max(1, Math.ceil(this.starts[this.oldest] + 1000 - performance.now()));
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.pump();
       }, wait);
     }
   }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new EdgeError("aborted", { method: "*", path: "*" });
 }
