@@ -9,7 +9,10 @@ function startSimulator({ commandDelayMs = 20, timeoutMs = 15000 } = {}) {
   const child = fork(path.join(__dirname, "sim-child.js"), [], {
     env: { ...process.env, BENCH_SIM_DELAY: String(commandDelayMs) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
-    execArgv: [],
+    // BENCH_SIM_PROFILE=<dir> profiles the simulator too (bench/profile.js --target=sim).
+    execArgv: process.env.BENCH_SIM_PROFILE
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`]
+      : [],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

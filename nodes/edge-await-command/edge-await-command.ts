@@ -6,7 +6,7 @@ import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { clientOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import type { InboxRef } from "../lib/commands/inbox-poller";
+import type { InboxPoller, InboxRef, Wait } from "../lib/commands/inbox-poller";
 import type { MarkerName } from "../lib/commands/markers";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
@@ -48,6 +48,98 @@ const OUTPUT: Record<MarkerName, number> = {
   COMMAND_COMPLETE: 0,
   COMMAND_FAULT: 1,
 };
+
+/**
+ * One pending wait, as a class rather than a nest of closures: a thousand may be pending at once,
+ * and this halves the heap each holds (bench/waiting.js). It is the poller's Wait, its own abort
+ * listener (handleEvent) and its timer's argument.
+ */
+class PendingWait implements Wait {
+  readonly commandId: string | undefined;
+  readonly since: number;
+  readonly intervalMs: number;
+  /** Made with the first marker: most waits hold none for most of their life. */
+  private markers: DeviceEvent[] | undefined;
+  private readonly started = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
+  private ended = false;
+
+  constructor(
+    wait: Pick<Wait, "commandId" | "since" | "intervalMs">,
+    private readonly msg: NodeMessageInFlow,
+    private readonly ctx: InputContext,
+    private readonly counter: { waiting: number },
+    private readonly resolve: (result: Result | null) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    this.commandId = wait.commandId;
+    this.since = wait.since;
+    this.intervalMs = wait.intervalMs;
+  }
+
+  start(poller: InboxPoller, inbox: InboxRef, timeoutMs: number): void {
+    this.counter.waiting++;
+    this.unwatch = poller.watch(inbox, this);
+    this.timer = setTimeout(timeUp, timeoutMs, this);
+    this.ctx.signal.addEventListener("abort", this, { once: true });
+  }
+
+  onMarker(event: DeviceEvent, marker: MarkerName): void {
+    (this.markers ??= []).push(event);
+    const output = OUTPUT[marker];
+    if (output >= 0) {
+      this.finish(output, event, output === 0 ? "complete" : "fault");
+    } else {
+      this.ctx.status({
+        fill: "yellow",
+        shape: "dot",
+        text: this.ctx.t("edge-await-command.status.started", { count: this.counter.waiting }),
+      });
+    }
+  }
+
+  onError(err: EdgeError): void {
+    if (this.end()) this.reject(err);
+  }
+
+  /** The node's waits were cancelled (close or msg.reset). */
+  handleEvent(): void {
+    if (this.end()) this.resolve(null);
+  }
+
+  finish(output: number, event: DeviceEvent | null, kind: string): void {
+    if (!this.end()) return;
+    const { msg } = this;
+    const out: (NodeMessage | null)[] = [null, null, null];
+    const elapsed = Math.round(performance.now() - this.started);
+    msg.payload = event;
+    msg.markers = this.markers ?? [];
+    msg.elapsed = elapsed;
+    out[output] = msg;
+    const fill = output === 0 ? "green" : output === 1 ? "red" : "yellow";
+    this.resolve({
+      send: out,
+      status: this.ctx.t(`edge-await-command.status.${kind}`, { elapsed }),
+      fill,
+    });
+  }
+
+  /** Stops the timer, the watch and the abort listener; false when the wait had already ended. */
+  private end(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.counter.waiting--;
+    clearTimeout(this.timer);
+    this.unwatch?.();
+    this.ctx.signal.removeEventListener("abort", this);
+    return true;
+  }
+}
+
+function timeUp(wait: PendingWait): void {
+  wait.finish(2, null, "timeout");
+}
 
 export = function (RED: NodeAPI): void {
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
@@ -96,82 +188,20 @@ export = function (RED: NodeAPI): void {
           ? command.creationDate
           : command.creationDate - LOCAL_CLOCK_SKEW_MS;
 
-      const started = performance.now();
-      const markers: DeviceEvent[] = [];
       return new Promise<Result | null>((resolve, reject) => {
-        const finish = (output: number, event: DeviceEvent | null, kind: string): void => {
-          cleanup();
-          const out: (NodeMessage | null)[] = [null, null, null];
-          const elapsed = Math.round(performance.now() - started);
-          msg.payload = event;
-          msg.markers = markers;
-          msg.elapsed = elapsed;
-          out[output] = msg;
-          const fill = output === 0 ? "green" : output === 1 ? "red" : "yellow";
-          resolve({
-            send: out,
-            status: ctx.t(`edge-await-command.status.${kind}`, { elapsed }),
-            fill,
-          });
-        };
-        const unwatch = poller.watch(inbox, {
-          commandId: command.id,
-          since,
-          intervalMs,
-          onMarker(event, marker) {
-            markers.push(event);
-            const output = OUTPUT[marker];
-            if (output >= 0) {
-              finish(output, event, output === 0 ? "complete" : "fault");
-            } else {
-              ctx.status({
-                fill: "yellow",
-                shape: "dot",
-                text: ctx.t("edge-await-command.status.started", { count: pending() }),
-              });
-            }
-          },
-          onError(err: EdgeError) {
-            cleanup();
-            reject(err);
-          },
-        });
-        const timer = setTimeout(() => {
-          finish(2, null, "timeout");
-        }, timeout);
-        const onAbort = (): void => {
-          cleanup();
-          resolve(null);
-        };
-        ctx.signal.addEventListener("abort", onAbort, { once: true });
-        function cleanup(): void {
-          clearTimeout(timer);
-          unwatch();
-          ctx.signal.removeEventListener("abort", onAbort);
-        }
+        const wait = { commandId: command.id, since, intervalMs };
+        new PendingWait(wait, msg, ctx, counter, resolve, reject).start(poller, inbox, timeout);
       });
     };
 
-    let waiting = 0;
-    const pending = (): number => waiting;
-    handle = handleInput(
-      RED,
-      this,
-      "edge-await-command",
-      (msg, ctx) => {
-        waiting++;
-        return step(msg, ctx).finally(() => {
-          waiting--;
-        });
-      },
-      {
-        busy: (count, t) => ({
-          fill: "blue",
-          shape: "ring",
-          text: t("edge-await-command.status.waiting", { count }),
-        }),
-      },
-    );
+    const counter = { waiting: 0 };
+    handle = handleInput(RED, this, "edge-await-command", step, {
+      busy: (count, t) => ({
+        fill: "blue",
+        shape: "ring",
+        text: t("edge-await-command.status.waiting", { count }),
+      }),
+    });
   }
 
   RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode);

@@ -81,23 +81,58 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** One signal that fires when either does; `dispose` drops the listener once the call ends. */
-function linkSignals(outer: AbortSignal | undefined, inner: AbortSignal) {
-  if (!outer) return { signal: inner, dispose: () => undefined };
-  const controller = new AbortController();
-  const abort = (): void => {
-    controller.abort();
-  };
-  if (outer.aborted || inner.aborted) abort();
-  outer.addEventListener("abort", abort, { once: true });
-  inner.addEventListener("abort", abort, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      outer.removeEventListener("abort", abort);
-      inner.removeEventListener("abort", abort);
-    },
-  };
+interface Link {
+  controller: AbortController;
+  users: number;
+  unlink: () => void;
+}
+
+/**
+ * Signals that fire when the caller's or the client's does. Calls with the same caller's signal
+ * (every message of one node has the same) share one link while any of them runs: an
+ * AbortController costs about 5 µs in Node 20, and a busy node makes thousands of calls a second.
+ * `dispose` drops the listeners when the last call of a link ends.
+ */
+class SignalLinks {
+  private readonly links = new Map<AbortSignal, Link>();
+
+  constructor(private readonly inner: AbortSignal) {}
+
+  link(outer: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+    if (!outer) return { signal: this.inner, dispose: () => undefined };
+    const inner = this.inner;
+    let link = this.links.get(outer);
+    if (!link) {
+      const controller = new AbortController();
+      // Every attempt of the calls sharing it listens: as many as the account's concurrency.
+      setMaxListeners(0, controller.signal);
+      const abort = (): void => {
+        controller.abort();
+      };
+      if (outer.aborted || inner.aborted) abort();
+      outer.addEventListener("abort", abort, { once: true });
+      inner.addEventListener("abort", abort, { once: true });
+      const unlink = (): void => {
+        outer.removeEventListener("abort", abort);
+        inner.removeEventListener("abort", abort);
+      };
+      link = { controller, users: 0, unlink };
+      this.links.set(outer, link);
+    }
+    const shared = link;
+    shared.users++;
+    let disposed = false;
+    return {
+      signal: shared.controller.signal,
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        if (--shared.users > 0) return;
+        shared.unlink();
+        if (this.links.get(outer) === shared) this.links.delete(outer);
+      },
+    };
+  }
 }
 
 function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
@@ -134,6 +169,7 @@ export class EdgeClient {
   private readonly token: string;
   private readonly maxPayloadBytes: number;
   private readonly closing = new AbortController();
+  private readonly links = new SignalLinks(this.closing.signal);
 
   constructor(settings: AccountSettings) {
     const { origin, basePath } = parseBaseUrl(settings.baseUrl);
@@ -166,8 +202,12 @@ export class EdgeClient {
     if (user) this.headers["x-auth-user"] = user;
   }
 
-  /** The stream path of a device's `:command` or `:inbox` stream. */
+  /**
+   * The stream path of a device's `:command` or `:inbox` stream. The name goes into a JSON body or
+   * a query, where no encoding can keep a `/` from addressing another stream: it is refused.
+   */
   streamPath(device: string, stream: ":command" | ":inbox"): string {
+    if (device.includes("/")) throw new EdgeError("bad-device", { device });
     return `/${this.company}/devices/${device}/${stream}`;
   }
 
@@ -287,7 +327,7 @@ export class EdgeClient {
   ): Promise<T> {
     const retries = opts.retries ?? this.retry.retries;
     const deadline = performance.now() + this.timeoutMs * (retries + 1);
-    const { signal, dispose } = linkSignals(opts.signal, this.closing.signal);
+    const { signal, dispose } = this.links.link(opts.signal);
     try {
       for (let n = 0; ; n++) {
         try {

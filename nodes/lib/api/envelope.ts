@@ -75,12 +75,13 @@ export function readEnvelope<T>(
   }
   const errors = strings(head.errors).map(clean);
   const apiStatus = typeof head.status === "number" ? head.status : status;
-  const detail =
+  // Only failures need the text: a success must not pay for it.
+  const detail = (): string =>
     errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
   if (!ok) {
     throw new EdgeError(
       codeFor(status),
-      { method, path, status, detail },
+      { method, path, status, detail: detail() },
       { ...details, apiStatus, errors },
     );
   }
@@ -89,7 +90,7 @@ export function readEnvelope<T>(
       apiStatus === 401 || apiStatus === 403 ? "auth" : apiStatus === 404 ? "not-found" : "api";
     throw new EdgeError(
       code,
-      { method, path, status, apiStatus, detail },
+      { method, path, status, apiStatus, detail: detail() },
       { ...details, apiStatus, errors },
     );
   }

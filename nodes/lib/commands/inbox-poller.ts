@@ -161,11 +161,9 @@ export class InboxPoller {
       this.watches.set(key, created);
       w = created;
     }
-    const watch = w;
-    watch.add(wait);
-    return () => {
-      watch.remove(wait);
-    };
+    w.add(wait);
+    // Bound rather than a closure: a thousand pending waits each hold one.
+    return w.remove.bind(w, wait);
   }
 
   /** Inboxes polled right now (for tests and the benchmark). */

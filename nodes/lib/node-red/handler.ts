@@ -3,6 +3,7 @@
 // EdgeError so a Catch node sees it. Every message ends in one output or one error; a message
 // cancelled by close or msg.reset ends with done() alone. Node-RED never awaits an input
 // listener, so nothing here may reject.
+import { setMaxListeners } from "node:events";
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import { EdgeError } from "../api/errors";
 import type { CallOptions } from "../api/client";
@@ -61,7 +62,21 @@ export function handleInput(
   options: HandlerOptions = {},
 ): InputHandle {
   const t = translator(RED, name);
-  const inflight = new Map<AbortController, Promise<void>>();
+  // Messages in flight: a count, not a set of promises, since a pending await would hold one.
+  let pending = 0;
+  let onIdle: (() => void) | undefined;
+  const settled = (): void => {
+    if (--pending === 0) onIdle?.();
+  };
+  // One controller for every message in flight, replaced when they are cancelled: an
+  // AbortController costs about 5 µs in Node 20, a tenth of this package's time per message.
+  const newGeneration = (): AbortController => {
+    const controller = new AbortController();
+    // Every message in flight listens on it: a thousand pending awaits are normal, not a leak.
+    setMaxListeners(0, controller.signal);
+    return controller;
+  };
+  let generation = newGeneration();
   const busy =
     options.busy ??
     ((pending: number) => ({
@@ -71,31 +86,36 @@ export function handleInput(
         pending > 1 ? `${t("edge.status.requesting")} (${pending})` : t("edge.status.requesting"),
     }));
 
+  // Made once, not per message: a pending await holds its message's context for minutes.
+  const status = (s: NodeStatus): void => {
+    node.status(s);
+  };
+  const onRetry = (attempt: number): void => {
+    status({ fill: "yellow", shape: "ring", text: t("edge.status.retrying", { attempt }) });
+  };
+  const calls = new WeakMap<AbortController, CallOptions>();
+  const callOf = (controller: AbortController): CallOptions => {
+    let call = calls.get(controller);
+    if (!call) {
+      call = { signal: controller.signal, onRetry };
+      calls.set(controller, call);
+    }
+    return call;
+  };
+
   const run = async (
     msg: NodeMessageInFlow,
     controller: AbortController,
     send: (out: Outgoing) => void,
     done: (err?: Error) => void,
   ): Promise<void> => {
-    const call: CallOptions = {
-      signal: controller.signal,
-      onRetry: (attempt) => {
-        node.status({
-          fill: "yellow",
-          shape: "ring",
-          text: t("edge.status.retrying", { attempt }),
-        });
-      },
-    };
     try {
       const result = await step(msg, {
         signal: controller.signal,
         t,
         send,
-        status: (s) => {
-          node.status(s);
-        },
-        call,
+        status,
+        call: callOf(controller),
       });
       if (controller.signal.aborted) {
         done();
@@ -118,26 +138,30 @@ export function handleInput(
       }
       node.status({ fill: "red", shape: "ring", text: short(err.message) });
       done(err);
+    } finally {
+      settled();
     }
   };
 
   node.on("input", (msg, send, done) => {
-    const controller = new AbortController();
-    const task = run(msg, controller, send, done).finally(() => inflight.delete(controller));
-    inflight.set(controller, task);
-    node.status(busy(inflight.size, t));
+    pending++;
+    void run(msg, generation, send, done);
+    node.status(busy(pending, t));
   });
 
   const cancelAll = (): void => {
-    for (const controller of inflight.keys()) controller.abort();
+    generation.abort();
+    generation = newGeneration();
   };
 
   node.on("close", (_removed: boolean, done: () => void) => {
     cancelAll();
-    void Promise.allSettled([...inflight.values()]).then(() => {
+    const finish = (): void => {
       node.status({});
       done();
-    });
+    };
+    if (pending === 0) finish();
+    else onIdle = finish;
   });
 
   return { cancelAll };

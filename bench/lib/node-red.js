@@ -1,0 +1,174 @@
+// A real Node-RED 4 runtime embedded in the benchmark process (RED.init + RED.start), loading
+// this package the way an integrator's does: from <userDir>/node_modules. Flows are deployed
+// through the runtime API, credentials inline as the editor sends them. Messages are driven
+// straight into a node's receive() and collected with an extra input listener on an inactive
+// debug node, so the driver adds the same small cost to every flow it measures.
+"use strict";
+const fs = require("node:fs");
+const http = require("node:http");
+const os = require("node:os");
+const path = require("node:path");
+const { performance } = require("node:perf_hooks");
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+function makeUserDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-bench-"));
+  fs.mkdirSync(path.join(dir, "node_modules", "@edgewire"), { recursive: true });
+  fs.symlinkSync(ROOT, path.join(dir, "node_modules", "@edgewire", "node-red-edge-device"), "dir");
+  return dir;
+}
+
+async function startRuntime() {
+  const RED = require("node-red");
+  const userDir = makeUserDir();
+  const server = http.createServer();
+  RED.init(server, {
+    userDir,
+    flowFile: "flows.json",
+    credentialSecret: "edgewire-bench",
+    httpAdminRoot: "/admin",
+    httpNodeRoot: false,
+    disableEditor: true,
+    uiHost: "127.0.0.1",
+    editorTheme: { palette: { catalogues: [] }, tours: false },
+    diagnostics: { enabled: false },
+    telemetry: { enabled: false },
+    externalModules: { palette: { allowInstall: false } },
+    logging: { console: { level: "warn", metrics: false, audit: false } },
+  });
+  await RED.start();
+  const types = ["edge-account", "edge-send-command", "edge-await-command", "edge-list-events"];
+  for (const type of types) {
+    if (!RED.nodes.getType(type)) throw new Error(`Node-RED did not load ${type}`);
+  }
+
+  /** Full deploy; resolves once the flows have started. */
+  async function deploy(nodes) {
+    const credentials = {};
+    const flows = nodes.map(({ credentials: creds, ...node }) => {
+      if (creds) credentials[node.id] = creds;
+      return node;
+    });
+    await RED.runtime.flows.setFlows({ flows: { flows, credentials }, deploymentType: "full" });
+    // setFlows answers before the flows have started: wait (bounded) until every node exists.
+    const ids = flows.filter((n) => n.z || n.type.startsWith("edge-account")).map((n) => n.id);
+    for (let i = 0; i < 200; i++) {
+      if (ids.every((id) => RED.nodes.getNode(id))) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error("the deployed flows did not start within 5 s");
+  }
+
+  async function stop() {
+    await deploy([]);
+    await RED.stop();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  }
+
+  return { RED, deploy, stop, getNode: (id) => RED.nodes.getNode(id) };
+}
+
+/** An edge-account config node for the simulator, credentials inline. */
+function accountNode(sim, id, extra = {}) {
+  return {
+    id,
+    type: "edge-account",
+    name: "bench",
+    baseUrl: sim.url,
+    company: sim.company,
+    timeout: "10000",
+    retries: "0",
+    rate: "0",
+    concurrency: "16",
+    queue: "100000",
+    ...extra,
+    credentials: { user: sim.user, token: sim.token },
+  };
+}
+
+/** An inactive debug node used as the end of a flow; `onMessage(msg)` sees what reaches it. */
+function sinkNode(id, z) {
+  return {
+    id,
+    z,
+    type: "debug",
+    active: false,
+    tosidebar: false,
+    console: false,
+    complete: "false",
+    wires: [],
+  };
+}
+
+/**
+ * Drives `total` messages into `entry` with at most `window` in flight; a message counts as done
+ * when it reaches one of `sinks`. Resolves with {elapsedMs, latencies, errors}.
+ */
+function drive({ entry, sinks, total, window, make, timeoutMs = 120000, errorsFrom = [] }) {
+  return new Promise((resolve, reject) => {
+    const latencies = new Float64Array(total);
+    const startedAt = new Map();
+    let sent = 0;
+    let finished = 0;
+    let errors = 0;
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`drive: ${finished}/${total} within ${timeoutMs} ms (${errors} errors)`));
+    }, timeoutMs);
+    const next = () => {
+      if (sent >= total) return;
+      const i = sent++;
+      const msg = make(i);
+      msg._benchIndex = i;
+      startedAt.set(i, performance.now());
+      entry.receive(msg);
+    };
+    const onOut = (msg) => {
+      const i = msg._benchIndex;
+      const t = startedAt.get(i);
+      if (t === undefined) return;
+      startedAt.delete(i);
+      latencies[finished++] = performance.now() - t;
+      if (finished === total) {
+        cleanup();
+        const elapsedMs = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        resolve({ elapsedMs, cpuMs, latencies: Array.from(latencies), errors });
+        return;
+      }
+      next();
+    };
+    const onError = (text, msg) => {
+      errors++;
+      if (msg && typeof msg === "object") onOut(msg);
+    };
+    const listeners = sinks.map((s) => {
+      const fn = (msg, _send, done) => {
+        onOut(msg);
+        done?.();
+      };
+      s.on("input", fn);
+      return [s, fn];
+    });
+    const restore = errorsFrom.map((n) => {
+      const original = n.error;
+      n.error = function (text, msg) {
+        onError(text, msg);
+        return original.call(this, text, msg);
+      };
+      return () => (n.error = original);
+    });
+    function cleanup() {
+      clearTimeout(timer);
+      for (const [s, fn] of listeners) s.removeListener("input", fn);
+      for (const r of restore) r();
+    }
+    for (let k = 0; k < window; k++) next();
+  });
+}
+
+module.exports = { startRuntime, accountNode, sinkNode, drive, ROOT };
