@@ -1,0 +1,162 @@
+// The package as an integrator gets it: `npm pack`, installed with npm into a fresh Node-RED user
+// directory (as the palette manager does), then a real Node-RED asked for what the editor loads.
+// This is the only proof of the loader rule: every icon, catalog and help text must be served
+// from where the build put it, and the examples must be listed under Import > Examples.
+"use strict";
+const assert = require("node:assert/strict");
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { startNodeRed, ROOT } = require("./support/node-red-process");
+
+const PKG = require("../package.json");
+const TYPES = Object.keys(PKG["node-red"].nodes);
+const LANGS = ["en-US", "de"];
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+function npm(args, cwd) {
+  return execFileSync(NPM, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 120000,
+  });
+}
+
+/** The first paragraph of a help text, without tags: what the palette shows as a tooltip. */
+function firstParagraph(html) {
+  return /<p>([\s\S]*?)<\/p>/
+    .exec(html)[1]
+    .replace(/<[^>]+>/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+describe("the packed package in a fresh Node-RED", function () {
+  this.timeout(180000);
+  let dir;
+  let tarball;
+  let red;
+
+  before(async function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-pack-"));
+    // dist/ is fresh: `npm test` built it. --ignore-scripts keeps prepare from rebuilding it
+    // under the specs that are using it.
+    const [packed] = JSON.parse(
+      npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT),
+    );
+    tarball = path.join(dir, packed.filename);
+    const userDir = path.join(dir, "user");
+    fs.mkdirSync(userDir);
+    fs.writeFileSync(
+      path.join(userDir, "package.json"),
+      JSON.stringify({ name: "node-red-project", private: true }),
+    );
+    // The dependencies come from npm's cache when it has them, from the registry otherwise.
+    npm(["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], userDir);
+    red = await startNodeRed({ userDir });
+  });
+
+  after(async function () {
+    await red?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("should pack the built nodes, their editor files and the examples, and no sources or tests", function () {
+    const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
+    for (const type of TYPES) {
+      const dirOf = `package/${path.dirname(PKG["node-red"].nodes[type])}`;
+      for (const f of [
+        `${type}.js`,
+        `${type}.html`,
+        `icons/${type}.svg`,
+        ...LANGS.flatMap((l) => [`locales/${l}/${type}.json`, `locales/${l}/${type}.html`]),
+      ])
+        assert.ok(files.includes(`${dirOf}/${f}`), `the tarball lacks ${dirOf}/${f}`);
+    }
+    assert.ok(
+      files.some((f) => /^package\/examples\/.+\.json$/.test(f)),
+      "no examples",
+    );
+    assert.ok(files.includes("package/simulator/seed.json"), "no simulator seed");
+    const unwanted = files.filter((f) => /\.ts$|^package\/(test|bench|nodes|scripts)\//.test(f));
+    assert.deepEqual(
+      unwanted.filter((f) => !f.endsWith(".d.ts")),
+      [],
+    );
+  });
+
+  it("should list the five node types under the package in /nodes, enabled", async function () {
+    const sets = await fetch(`${red.url}/nodes`, { headers: { accept: "application/json" } }).then(
+      (r) => r.json(),
+    );
+    const ours = sets.filter((s) => s.module === PKG.name);
+    assert.deepEqual(ours.flatMap((s) => s.types).sort(), [...TYPES].sort());
+    for (const set of ours) {
+      assert.equal(set.enabled, true, set.id);
+      assert.equal(set.version, PKG.version, set.id);
+      assert.equal(set.err, undefined, `${set.id}: ${set.err}`);
+    }
+    assert.doesNotMatch(red.output(), /\[(warn|error)\].*edge/i);
+  });
+
+  it("should serve each node's icon", async function () {
+    for (const type of TYPES) {
+      const res = await fetch(`${red.url}/icons/${PKG.name}/${type}.svg`);
+      assert.equal(res.status, 200, type);
+      assert.match(res.headers.get("content-type"), /image\/svg\+xml/, type);
+      assert.match(await res.text(), /<svg[\s>]/, type);
+    }
+  });
+
+  it("should serve each node's catalog in English and German", async function () {
+    for (const type of TYPES)
+      for (const lang of LANGS) {
+        const res = await fetch(`${red.url}/locales/${PKG.name}/${type}?lng=${lang}`);
+        assert.equal(res.status, 200, `${type} ${lang}`);
+        const served = await res.json();
+        const shipped = JSON.parse(
+          fs.readFileSync(path.join(ROOT, "locales", lang, `${type}.json`), "utf8"),
+        );
+        assert.deepEqual(served, shipped, `${type} ${lang}`);
+      }
+  });
+
+  it("should serve each node's form and help text, in English and German", async function () {
+    for (const lang of LANGS) {
+      const html = await fetch(`${red.url}/nodes?lng=${lang}`, {
+        headers: { accept: "text/html", "accept-language": lang },
+      }).then((r) => r.text());
+      for (const type of TYPES) {
+        assert.match(html, new RegExp(`data-template-name="${type}"`), `${type} form`);
+        const help = fs.readFileSync(path.join(ROOT, "locales", lang, `${type}.html`), "utf8");
+        const served = new RegExp(`data-help-name="${type}">\\s*<p>([\\s\\S]*?)</p>`).exec(html);
+        assert.ok(served, `no ${lang} help for ${type}`);
+        assert.equal(
+          served[1]
+            .replace(/<[^>]+>/g, "")
+            .replace(/\s+/g, " ")
+            .trim(),
+          firstParagraph(help),
+          `${type} ${lang} help`,
+        );
+      }
+    }
+  });
+
+  it("should list every example under Import > Examples and serve it as a flow", async function () {
+    const base = `${red.url}/library/examples/flows/${PKG.name}`;
+    const listed = await fetch(base).then((r) => r.json());
+    const files = fs
+      .readdirSync(path.join(ROOT, "examples"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    assert.deepEqual(listed.map((e) => e.fn).sort(), files);
+    for (const fn of files) {
+      const flow = await fetch(`${base}/${fn}`).then((r) => r.json());
+      assert.ok(Array.isArray(flow) && flow.some((n) => n.type === "tab"), fn);
+    }
+  });
+});
