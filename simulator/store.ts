@@ -277,16 +277,8 @@ export class StoreError extends Error {
   }
 }
 
-export interface NewDevice {
-  name: string;
-  company: Company;
-  id?: string;
-  resources?: string[];
-  state?: Record<string, Scalar>;
-  online?: boolean;
-  commandStreamId?: string;
-  inboxStreamId?: string;
-}
+/** A device to add: a seed device whose company is already resolved. */
+export type NewDevice = Omit<SeedDevice, "company"> & { company: Company };
 
 const NAME_RE = /^[A-Za-z0-9_.-]+$/;
 
