@@ -115,6 +115,17 @@ describe("edge-device-state", function () {
     assert.equal(state["/lcd/txt1"], "Hello");
   });
 
+  it("coalesces the statuses of a busy node and ends on the last result", async function () {
+    const { n1, out } = await start(env.sim, { device: LCD }, { rate: 0 });
+    const shown = statuses(n1);
+    const all = collect(out, 50);
+    for (let i = 0; i < 50; i++) n1.receive({ payload: i });
+    await all;
+    assert.ok(shown.length < 50, `${shown.length} status updates for 50 messages`);
+    assert.equal(shown.at(-1).fill, "green");
+    assert.match(shown.at(-1).text, /^got d5f3c1a2b0000000000000001/);
+  });
+
   const invalid = [
     [
       "a string payload in replace",

@@ -123,6 +123,19 @@ describe("edge-send-command", function () {
     return start(env.sim, props);
   }
 
+  it("turns a device id into its name once per account for the command's stream path", async function () {
+    const { n1, out } = await start(env.sim, { device: "" });
+    n1.receive({ deviceId: "d5f3c1a2b0000000000000001", payload: { "/lcd/txt1": "by id" } });
+    const first = await next(out);
+    assert.equal(first.command.device, "lcd-board");
+    assert.equal(first.command.path, "/demo/devices/lcd-board/:command");
+    n1.receive({ deviceId: "d5f3c1a2b0000000000000001", payload: { "/lcd/txt1": "again" } });
+    await next(out);
+    const byRoute = env.sim.stats().byRoute;
+    assert.equal(byRoute["GET /v5.0/demo/device/d5f3c1a2b0000000000000001"], 1);
+    assert.equal(byRoute["POST /v5.0/demo/event"], 2);
+  });
+
   it("sends the ttl as metadata.ttl, with msg.ttl overriding the property", async function () {
     const { n1, out } = await start(env.sim, { ttl: "5000" });
     n1.receive({ payload: { "/lcd/txt1": "a" } });

@@ -9,6 +9,7 @@ import { EdgeError } from "../lib/api/errors";
 import type { TlsOptions } from "../lib/api/transport";
 import { KeyedQueue } from "../lib/account/keyed-queue";
 import { InboxPoller } from "../lib/commands/inbox-poller";
+import { DeviceNames } from "../lib/device/names";
 import type { AccountNode } from "../lib/account/lookup";
 import { describe, translator } from "../lib/node-red/i18n";
 
@@ -82,6 +83,7 @@ export = function (RED: NodeAPI): void {
     try {
       self.client = new EdgeClient(settingsOf(RED, def, this.credentials));
       self.poller = new InboxPoller(self.client);
+      self.names = new DeviceNames(self.client);
     } catch (err) {
       self.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });

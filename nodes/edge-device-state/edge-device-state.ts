@@ -41,7 +41,7 @@ export = function (RED: NodeAPI): void {
       msg.payload = result.state;
       msg.device = result;
       const keys = Object.keys(result.state).length;
-      return { send: msg, status: t(`edge-device-state.status.${mode}`, { device, keys }) };
+      return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { device, keys }) };
     });
   }
 

@@ -64,7 +64,7 @@ export = function (RED: NodeAPI): void {
         msg.paging = { start, limit, count: events.length, more: events.length >= limit };
         return {
           send: msg,
-          status: t("edge-list-events.status.page", { count: events.length, start }),
+          status: () => t("edge-list-events.status.page", { count: events.length, start }),
         };
       }
       if (mode === "all") {
@@ -76,7 +76,7 @@ export = function (RED: NodeAPI): void {
         }
         msg.payload = all;
         msg.paging = { start, limit, count: all.length, more };
-        return { send: msg, status: t("edge-list-events.status.all", { count: all.length }) };
+        return { send: msg, status: () => t("edge-list-events.status.all", { count: all.length }) };
       }
       if (mode === "split") {
         // One event is held back until the next is known, so the last message can carry
@@ -111,7 +111,7 @@ export = function (RED: NodeAPI): void {
           msg.paging = { start, limit, count: index + 1, more };
           emit(held, index + 1);
         }
-        return { status: t("edge-list-events.status.split", { count: index }) };
+        return { status: () => t("edge-list-events.status.split", { count: index }) };
       }
       throw new EdgeError("bad-mode", { mode });
     });

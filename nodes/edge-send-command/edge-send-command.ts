@@ -42,7 +42,7 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
     handleInput(RED, this, "edge-send-command", async (msg, { call, t }) => {
-      const { client } = clientOf(RED, def.account);
+      const { client, names } = clientOf(RED, def.account);
       const elems = elemsOf(msg, def.elems || "");
       const ttlSource =
         msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
@@ -54,7 +54,10 @@ export = function (RED: NodeAPI): void {
       let streamId: string | undefined;
       let path: string | undefined;
       if (target === "device") {
-        device = resolveTarget(def.device, msg, "deviceId", "device-empty");
+        device = await names.nameOf(
+          resolveTarget(def.device, msg, "deviceId", "device-empty"),
+          call,
+        );
         path = client.streamPath(device, ":command");
         event = await client.createEventByPath(path, elems, metadata, call);
       } else {
@@ -75,7 +78,10 @@ export = function (RED: NodeAPI): void {
       };
       msg.payload = event;
       msg.command = command;
-      return { send: msg, status: t("edge-send-command.status.sent", { id: event?.id ?? "?" }) };
+      return {
+        send: msg,
+        status: () => t("edge-send-command.status.sent", { id: event?.id ?? "?" }),
+      };
     });
   }
 

@@ -4,6 +4,7 @@ import type { Node, NodeAPI } from "node-red";
 import type { EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { InboxPoller } from "../commands/inbox-poller";
+import type { DeviceNames } from "../device/names";
 import type { KeyedQueue } from "./keyed-queue";
 
 /** What an `edge-account` node exposes to the nodes that use it. */
@@ -14,6 +15,8 @@ export interface Account {
   readonly serial: KeyedQueue;
   /** Shared polling of device inboxes for edge-await-command. */
   readonly poller: InboxPoller | undefined;
+  /** Device ids turned into the names that stream paths need. */
+  readonly names: DeviceNames | undefined;
 }
 
 export type AccountNode = Node<{ user?: string; token?: string }> & Account;
@@ -22,9 +25,10 @@ export type AccountNode = Node<{ user?: string; token?: string }> & Account;
 export function clientOf(
   RED: NodeAPI,
   accountId: string | undefined,
-): { client: EdgeClient; poller: InboxPoller; account: Account } {
+): { client: EdgeClient; poller: InboxPoller; names: DeviceNames; account: Account } {
   const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
   if (!account) throw new EdgeError("no-account");
-  if (!account.client || !account.poller) throw account.configError ?? new EdgeError("no-account");
-  return { client: account.client, poller: account.poller, account };
+  const { client, poller, names } = account;
+  if (!client || !poller || !names) throw account.configError ?? new EdgeError("no-account");
+  return { client, poller, names, account };
 }

@@ -51,6 +51,8 @@ interface ApiRequest {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The content type api-spec.md shows for `POST /event`. */
+const TEXT_PLAIN = "text/plain; charset=utf-8";
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /**
@@ -166,6 +168,8 @@ export class EdgeClient {
   private readonly pool: Dispatcher;
   private readonly retry: RetryPolicy;
   private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly textHeaders: Record<string, string>;
   private readonly token: string;
   private readonly maxPayloadBytes: number;
   private readonly closing = new AbortController();
@@ -200,6 +204,9 @@ export class EdgeClient {
     this.headers = { "x-auth-token": token, "user-agent": USER_AGENT, accept: "application/json" };
     const user = settings.user?.trim();
     if (user) this.headers["x-auth-user"] = user;
+    // Made once: every request with a body uses one of these.
+    this.jsonHeaders = { ...this.headers, "content-type": "application/json" };
+    this.textHeaders = { ...this.headers, "content-type": TEXT_PLAIN };
   }
 
   /**
@@ -237,7 +244,7 @@ export class EdgeClient {
       method: "POST",
       segments: ["event"],
       body,
-      contentType: "text/plain; charset=utf-8",
+      contentType: TEXT_PLAIN,
     } as const;
     return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
   }
@@ -283,7 +290,9 @@ export class EdgeClient {
   async request<T>(req: ApiRequest, opts: CallOptions = {}): Promise<Envelope<T>> {
     const path = this.pathFor(req.segments, req.query);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    if (body !== undefined && Buffer.byteLength(body) > this.maxPayloadBytes) {
+    // A UTF-16 unit is at most 3 bytes in UTF-8: short bodies need no byte count.
+    const surelySmall = body === undefined || body.length * 3 <= this.maxPayloadBytes;
+    if (body !== undefined && !surelySmall && Buffer.byteLength(body) > this.maxPayloadBytes) {
       throw new EdgeError("payload-too-large", {
         size: Buffer.byteLength(body),
         max: this.maxPayloadBytes,
@@ -292,7 +301,9 @@ export class EdgeClient {
     const headers =
       body === undefined
         ? this.headers
-        : { ...this.headers, "content-type": req.contentType ?? "application/json" };
+        : req.contentType === TEXT_PLAIN
+          ? this.textHeaders
+          : this.jsonHeaders;
     const idempotent = req.method !== "POST";
     return this.retrying(idempotent, opts, async (signal) => {
       const release = await this.limiter.acquire(signal);

@@ -4,7 +4,7 @@
 // never a crash.
 import { EdgeError } from "./errors";
 import type { ErrorCode } from "./errors";
-import type { Envelope, Head } from "./types";
+import type { Envelope } from "./types";
 import { parseRetryAfter } from "./retry";
 import type { RawResponse } from "./transport";
 
@@ -44,6 +44,34 @@ export function readEnvelope<T>(
   secret: string,
 ): Envelope<T> {
   const { status } = res;
+  const ok = status >= 200 && status < 300;
+  // The common case, a 2xx envelope with head.ok and no errors, costs one JSON.parse and no more.
+  let parsed: unknown;
+  if (ok) {
+    try {
+      parsed = JSON.parse(res.text);
+    } catch {
+      parsed = undefined;
+    }
+    const head = isObject(parsed) ? parsed.head : undefined;
+    if (
+      isObject(head) &&
+      head.ok !== false &&
+      (!Array.isArray(head.errors) || head.errors.length === 0)
+    ) {
+      const apiStatus = typeof head.status === "number" ? head.status : status;
+      return {
+        head: { ...head, status: apiStatus, ok: true, errors: [] },
+        body: (parsed as Envelope<T>).body,
+      };
+    }
+  }
+  return failure(res, method, path, secret);
+}
+
+/** Every way an answer can fail, as the one EdgeError that says why. */
+function failure(res: RawResponse, method: string, path: string, secret: string): never {
+  const { status } = res;
   const clean = (text: string): string =>
     text.includes(secret) ? text.replaceAll(secret, "[REDACTED]") : text;
   const ok = status >= 200 && status < 300;
@@ -75,7 +103,6 @@ export function readEnvelope<T>(
   }
   const errors = strings(head.errors).map(clean);
   const apiStatus = typeof head.status === "number" ? head.status : status;
-  // Only failures need the text: a success must not pay for it.
   const detail = (): string =>
     errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
   if (!ok) {
@@ -94,8 +121,8 @@ export function readEnvelope<T>(
       { ...details, apiStatus, errors },
     );
   }
-  const checked: Head = { ...head, status: apiStatus, ok: true, errors };
-  return { head: checked, body: (parsed as Envelope<T>).body };
+  // Only a head.ok that is not a boolean false with no errors gets here: not an envelope we know.
+  throw new EdgeError("malformed", { method, path, status, detail: "unexpected head" }, details);
 }
 
 export { isObject };

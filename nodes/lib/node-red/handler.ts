@@ -8,6 +8,8 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "
 import { EdgeError } from "../api/errors";
 import type { CallOptions } from "../api/client";
 import { describe, translator } from "./i18n";
+import { StatusThrottle } from "./status";
+import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
 
 export type Outgoing = NodeMessage | (NodeMessage | NodeMessage[] | null)[];
@@ -26,7 +28,7 @@ export interface InputContext {
 export interface Result {
   send?: Outgoing;
   /** Text of the status after success. */
-  status: string;
+  status: string | (() => string);
   /** Its colour: green unless the result itself is bad news (a command fault, say). */
   fill?: "green" | "yellow" | "red";
 }
@@ -86,9 +88,15 @@ export function handleInput(
         pending > 1 ? `${t("edge.status.requesting")} (${pending})` : t("edge.status.requesting"),
     }));
 
+  const shown = new StatusThrottle(node);
+  /** A result: shown at once when it leaves the node idle, else coalesced with the others. */
+  const show = (s: StatusSource): void => {
+    if (pending <= 1) shown.now(s);
+    else shown.soon(s);
+  };
   // Made once, not per message: a pending await holds its message's context for minutes.
   const status = (s: NodeStatus): void => {
-    node.status(s);
+    shown.now(s);
   };
   const onRetry = (attempt: number): void => {
     status({ fill: "yellow", shape: "ring", text: t("edge.status.retrying", { attempt }) });
@@ -122,8 +130,14 @@ export function handleInput(
         return;
       }
       if (result?.send) send(result.send);
-      if (result)
-        node.status({ fill: result.fill ?? "green", shape: "dot", text: short(result.status) });
+      if (result) {
+        const { status, fill = "green" } = result;
+        show(() => ({
+          fill,
+          shape: "dot",
+          text: short(typeof status === "function" ? status() : status),
+        }));
+      }
       done();
     } catch (caught) {
       if (controller.signal.aborted) {
@@ -136,7 +150,7 @@ export function handleInput(
         if (err.status !== undefined) msg.statusCode = err.status;
         msg.edgeError = err.toJSON();
       }
-      node.status({ fill: "red", shape: "ring", text: short(err.message) });
+      show({ fill: "red", shape: "ring", text: short(err.message) });
       done(err);
     } finally {
       settled();
@@ -146,7 +160,7 @@ export function handleInput(
   node.on("input", (msg, send, done) => {
     pending++;
     void run(msg, generation, send, done);
-    node.status(busy(pending, t));
+    shown.soon(() => busy(pending, t));
   });
 
   const cancelAll = (): void => {
@@ -157,7 +171,7 @@ export function handleInput(
   node.on("close", (_removed: boolean, done: () => void) => {
     cancelAll();
     const finish = (): void => {
-      node.status({});
+      shown.clear();
       done();
     };
     if (pending === 0) finish();
