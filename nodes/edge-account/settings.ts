@@ -1,0 +1,64 @@
+// The account's settings as the editor stores them, turned into the client's settings: blank or
+// invalid numbers fall back to their defaults, and a chosen tls-config node adds its TLS options.
+import type { NodeAPI, NodeDef } from "node-red";
+import type { AccountSettings } from "../lib/api/client";
+import { EdgeError } from "../lib/api/errors";
+import type { TlsOptions } from "../lib/api/transport";
+
+export interface AccountDef extends NodeDef {
+  baseUrl: string;
+  company: string;
+  timeout?: number | string;
+  retries?: number | string;
+  rate?: number | string;
+  concurrency?: number | string;
+  queue?: number | string;
+  maxPayload?: number | string;
+  useTls?: boolean;
+  tls?: string;
+}
+
+export interface Credentials {
+  user?: string;
+  token?: string;
+}
+
+interface TlsConfigNode {
+  addTLSOptions(options: TlsOptions): void;
+}
+
+/** A number setting from the editor, or its default when blank or not a whole number >= min. */
+function setting(value: number | string | undefined, fallback: number, min = 0): number {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof n === "number" && Number.isInteger(n) && n >= min ? n : fallback;
+}
+
+export function settingsOf(
+  RED: NodeAPI,
+  def: Partial<AccountDef>,
+  creds: Credentials,
+): AccountSettings {
+  let tls: TlsOptions | undefined;
+  if (def.useTls && def.tls) {
+    const tlsNode = RED.nodes.getNode(def.tls) as unknown as TlsConfigNode | null;
+    if (!tlsNode)
+      throw new EdgeError("bad-config", { detail: "the TLS configuration node is missing" });
+    tls = {};
+    tlsNode.addTLSOptions(tls);
+  }
+  return {
+    baseUrl: def.baseUrl ?? "",
+    company: def.company ?? "",
+    user: creds.user,
+    token: creds.token ?? "",
+    timeoutMs: setting(def.timeout, 10_000, 1),
+    retry: { retries: setting(def.retries, 3) },
+    rateLimit: {
+      perSecond: setting(def.rate, 20),
+      concurrent: setting(def.concurrency, 8, 1),
+      queueMax: setting(def.queue, 1000),
+    },
+    maxPayloadBytes: setting(def.maxPayload, 256 * 1024, 1),
+    tls,
+  };
+}
