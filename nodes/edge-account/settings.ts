@@ -1,7 +1,10 @@
 // The account's settings as the editor stores them, turned into the client's settings: blank or
 // invalid numbers fall back to their defaults, and a chosen tls-config node adds its TLS options.
 import type { NodeAPI, NodeDef } from "node-red";
+import { DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_TIMEOUT_MS } from "../lib/api/client";
 import type { AccountSettings } from "../lib/api/client";
+import { DEFAULT_RATE_LIMIT } from "../lib/api/rate-limiter";
+import { DEFAULT_RETRY } from "../lib/api/retry";
 import { EdgeError } from "../lib/api/errors";
 import type { TlsOptions } from "../lib/api/transport";
 
@@ -51,14 +54,14 @@ export function settingsOf(
     company: def.company ?? "",
     user: creds.user,
     token: creds.token ?? "",
-    timeoutMs: setting(def.timeout, 10_000, 1),
-    retry: { retries: setting(def.retries, 3) },
+    timeoutMs: setting(def.timeout, DEFAULT_TIMEOUT_MS, 1),
+    retry: { retries: setting(def.retries, DEFAULT_RETRY.retries) },
     rateLimit: {
-      perSecond: setting(def.rate, 20),
-      concurrent: setting(def.concurrency, 8, 1),
-      queueMax: setting(def.queue, 1000),
+      perSecond: setting(def.rate, DEFAULT_RATE_LIMIT.perSecond),
+      concurrent: setting(def.concurrency, DEFAULT_RATE_LIMIT.concurrent, 1),
+      queueMax: setting(def.queue, DEFAULT_RATE_LIMIT.queueMax),
     },
-    maxPayloadBytes: setting(def.maxPayload, 256 * 1024, 1),
+    maxPayloadBytes: setting(def.maxPayload, DEFAULT_MAX_PAYLOAD_BYTES, 1),
     tls,
   };
 }

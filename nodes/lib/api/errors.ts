@@ -85,7 +85,3 @@ export class EdgeError extends Error {
     };
   }
 }
-
-export function isEdgeError(err: unknown): err is EdgeError {
-  return err instanceof EdgeError;
-}

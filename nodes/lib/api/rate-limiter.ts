@@ -40,10 +40,6 @@ export class RateLimiter {
     return this.waiting.length - this.head;
   }
 
-  get inFlight(): number {
-    return this.active;
-  }
-
   acquire(signal?: AbortSignal): Promise<Release> {
     // An abort listener added to an already aborted signal never fires: such a waiter would wait
     // for a slot it no longer wants.
