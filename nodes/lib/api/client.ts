@@ -8,7 +8,7 @@ import { EdgeError } from "./errors";
 import { isObject, readEnvelope } from "./envelope";
 import { USER_AGENT } from "./package-info";
 import { DEFAULT_RATE_LIMIT, RateLimiter } from "./rate-limiter";
-import type { RateLimit } from "./rate-limiter";
+import type { Lane, RateLimit } from "./rate-limiter";
 import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
 import type { RetryPolicy } from "./retry";
 import { createPool, send } from "./transport";
@@ -38,6 +38,8 @@ export interface CallOptions {
   onRetry?: (attempt: number, delayMs: number, err: EdgeError) => void;
   /** Overrides the account's retry count (0 when an outer loop retries, as a merge does). */
   retries?: number;
+  /** The rate limiter's lane: "poll" for periodic reads something waits on (rate-limiter.ts). */
+  lane?: Lane;
 }
 
 type Method = "GET" | "PUT" | "POST";
@@ -306,7 +308,7 @@ export class EdgeClient {
           : this.jsonHeaders;
     const idempotent = req.method !== "POST";
     return this.retrying(idempotent, opts, async (signal) => {
-      const release = await this.limiter.acquire(signal);
+      const release = await this.limiter.acquire(signal, opts.lane);
       try {
         const attempt = {
           method: req.method,

@@ -1,20 +1,40 @@
 // One limiter per account, shared by every node and poller that uses the account: at most
-// `perSecond` requests started in any one-second window (a sliding window over the last
-// `perSecond` start times; a token bucket with one second of burst let twice that through in the
-// first second) and at most `concurrent` in flight, served first come first served. The queue is bounded: past `queueMax`
-// waiting requests, acquire() fails at once instead of letting memory grow without limit.
+// `concurrent` requests in flight, and at most `perSecond` started in any one-second window (a
+// sliding window over the last `perSecond` start times; a token bucket with one second of burst
+// let twice that through in the first second). Each queue is bounded: past `queueMax` waiting
+// requests, acquire() fails at once instead of letting memory grow without limit.
+//
+// Two lanes. "normal" (commands, state, reads a message asked for) is served first come first
+// served. "poll" is for periodic reads that something is waiting on (the inbox poller, a stream
+// watcher): it is served before any normal request as soon as a slot is free, has a start window
+// of its own (`pollPerSecond`) so a backlog of commands can neither use up its budget nor be
+// starved by it, and a queue of its own so a full command queue never refuses a poll. Under a
+// burst of 2,000 commands a first-come queue made every inbox poll wait behind 100 s of commands.
 import { EdgeError } from "./errors";
 
 export interface RateLimit {
-  /** Requests started per second; 0 means no limit. */
+  /** Requests of the normal lane started per second; 0 means no limit. */
   perSecond: number;
-  /** Requests in flight at once. */
+  /** Requests in flight at once, both lanes together. */
   concurrent: number;
-  /** Requests allowed to wait for a slot. */
+  /** Requests allowed to wait for a slot, per lane. */
   queueMax: number;
+  /** Requests of the poll lane started per second; 0 means no limit. */
+  pollPerSecond: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 20, concurrent: 8, queueMax: 1000 };
+/**
+ * The poll lane's 100 reads a second let 100 devices with pending waits each be read once a
+ * second (the await node's default interval) beside the 20 commands a second of the normal lane.
+ */
+export const DEFAULT_RATE_LIMIT: RateLimit = {
+  perSecond: 20,
+  concurrent: 8,
+  queueMax: 1000,
+  pollPerSecond: 100,
+};
+
+export type Lane = "normal" | "poll";
 
 export type Release = () => void;
 
@@ -25,40 +45,115 @@ interface Waiter {
   onAbort?: () => void;
 }
 
-export class RateLimiter {
-  private readonly waiting: Waiter[] = [];
-  private head = 0;
-  private active = 0;
-  /** Start times of the last `perSecond` requests, a ring whose oldest entry is at `oldest`. */
+/** Start times of the last `max` requests of a lane, a ring whose oldest entry is at `oldest`. */
+class StartWindow {
   private readonly starts: number[] = [];
   private oldest = 0;
-  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly limit: RateLimit) {}
+  constructor(private readonly max: number) {}
 
-  get queued(): number {
-    return this.waiting.length - this.head;
+  /** Records a start at `now` when the window has room; false when it is full. */
+  take(now: number): boolean {
+    if (this.max <= 0) return true;
+    if (this.starts.length < this.max) {
+      this.starts.push(now);
+      return true;
+    }
+    if (now - this.starts[this.oldest] < 1000) return false;
+    this.starts[this.oldest] = now;
+    this.oldest = (this.oldest + 1) % this.starts.length;
+    return true;
   }
 
-  acquire(signal?: AbortSignal): Promise<Release> {
+  /** Milliseconds until the window has room (0 when it has). */
+  waitMs(now: number): number {
+    if (this.max <= 0 || this.starts.length < this.max) return 0;
+    return Math.max(0, this.starts[this.oldest] + 1000 - now);
+  }
+}
+
+/** A first-in first-out queue of waiters that does not shift the array on every take. */
+class WaitQueue {
+  private items: Waiter[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(w: Waiter): void {
+    this.items.push(w);
+  }
+
+  shift(): Waiter {
+    const w = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return w;
+  }
+
+  remove(w: Waiter): void {
+    const i = this.items.indexOf(w, this.head);
+    if (i >= 0) this.items.splice(i, 1);
+  }
+}
+
+class LaneState {
+  readonly queue = new WaitQueue();
+  readonly window: StartWindow;
+
+  constructor(perSecond: number) {
+    this.window = new StartWindow(perSecond);
+  }
+}
+
+export class RateLimiter {
+  private readonly lanes: Record<Lane, LaneState>;
+  /** Served in this order whenever a slot frees. */
+  private readonly order: readonly LaneState[];
+  private active = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly limit: RateLimit;
+
+  constructor(limit: Partial<RateLimit> & Pick<RateLimit, "perSecond" | "concurrent">) {
+    this.limit = { ...DEFAULT_RATE_LIMIT, ...limit };
+    const poll = new LaneState(this.limit.pollPerSecond);
+    const normal = new LaneState(this.limit.perSecond);
+    this.lanes = { poll, normal };
+    this.order = [poll, normal];
+  }
+
+  /** Requests waiting for a slot, both lanes together. */
+  get queued(): number {
+    return this.lanes.poll.queue.size + this.lanes.normal.queue.size;
+  }
+
+  /** Requests waiting for a slot in one lane. */
+  queuedIn(lane: Lane): number {
+    return this.lanes[lane].queue.size;
+  }
+
+  acquire(signal?: AbortSignal, lane: Lane = "normal"): Promise<Release> {
     // An abort listener added to an already aborted signal never fires: such a waiter would wait
     // for a slot it no longer wants.
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.queued === 0 && this.tryTake()) return Promise.resolve(this.releaser());
-    if (this.queued >= this.limit.queueMax) {
+    const state = this.lanes[lane];
+    if (this.mayStartNow(state) && this.tryTake(state)) return Promise.resolve(this.releaser());
+    if (state.queue.size >= this.limit.queueMax) {
       return Promise.reject(new EdgeError("queue-full", { max: this.limit.queueMax }));
     }
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
-          const i = this.waiting.indexOf(waiter, this.head);
-          if (i >= 0) this.waiting.splice(i, 1);
+          state.queue.remove(waiter);
           reject(abortReason(signal));
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
-      this.waiting.push(waiter);
+      state.queue.push(waiter);
       this.pump();
     });
   }
@@ -67,30 +162,27 @@ export class RateLimiter {
   close(reason: unknown): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.queued > 0) this.next().reject(reason);
+    for (const state of this.order) while (state.queue.size > 0) this.next(state).reject(reason);
   }
 
-  private next(): Waiter {
-    const w = this.waiting[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting.splice(0, this.head);
-      this.head = 0;
-    }
+  /**
+   * A request may skip the queue only when nobody it must let go first is waiting: its own lane
+   * is empty, and for the normal lane, no poll waits either (polls come first).
+   */
+  private mayStartNow(state: LaneState): boolean {
+    if (state.queue.size > 0) return false;
+    return state === this.lanes.poll || this.lanes.poll.queue.size === 0;
+  }
+
+  private next(state: LaneState): Waiter {
+    const w = state.queue.shift();
     if (w.onAbort) w.signal?.removeEventListener("abort", w.onAbort);
     return w;
   }
 
-  private tryTake(): boolean {
+  private tryTake(state: LaneState): boolean {
     if (this.active >= this.limit.concurrent) return false;
-    if (this.limit.perSecond > 0) {
-      const now = performance.now();
-      if (this.starts.length < this.limit.perSecond) this.starts.push(now);
-      else {
-        if (now - this.starts[this.oldest] < 1000) return false;
-        this.starts[this.oldest] = now;
-        this.oldest = (this.oldest + 1) % this.starts.length;
-      }
-    }
+    if (!state.window.take(performance.now())) return false;
     this.active++;
     return true;
   }
@@ -106,15 +198,36 @@ export class RateLimiter {
   }
 
   private pump(): void {
-    while (this.queued > 0 && this.tryTake()) this.next().resolve(this.releaser());
-    if (this.queued > 0 && this.active < this.limit.concurrent && this.timer === undefined) {
-      // A full window: wake when its oldest start is one second old.
-      const wait = Math.max(1, Math.ceil(this.starts[this.oldest] + 1000 - performance.now()));
-      this.timer = setTimeout(() => {
+    // Polls first; a normal request starts only when no poll can (none waits, or the poll
+    // window is full), so a poll never waits behind a command for a free slot.
+    for (;;) {
+      if (this.active >= this.limit.concurrent) return;
+      let started = false;
+      for (const state of this.order) {
+        if (state.queue.size > 0 && this.tryTake(state)) {
+          this.next(state).resolve(this.releaser());
+          started = true;
+          break;
+        }
+      }
+      if (!started) break;
+    }
+    if (this.timer !== undefined) return;
+    // Slots are free but every lane with waiters has a full window: wake when the first of those
+    // windows has room again.
+    const now = performance.now();
+    let wait = Infinity;
+    for (const state of this.order) {
+      if (state.queue.size > 0) wait = Math.min(wait, state.window.waitMs(now));
+    }
+    if (wait === Infinity) return;
+    this.timer = setTimeout(
+      () => {
         this.timer = undefined;
         this.pump();
-      }, wait);
-    }
+      },
+      Math.max(1, Math.ceil(wait)),
+    );
   }
 }
 

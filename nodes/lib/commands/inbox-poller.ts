@@ -87,7 +87,7 @@ class InboxWatch {
 
   private fetch(start: number): Promise<DeviceEvent[]> {
     const page = { limit: PAGE, start };
-    const call: CallOptions = { signal: this.controller.signal };
+    const call: CallOptions = { signal: this.controller.signal, lane: "poll" };
     return this.inbox.streamId !== undefined
       ? this.client.listEvents(this.inbox.streamId, page, call)
       : this.client.listEventsByPath(this.inbox.path ?? "", page, call);
