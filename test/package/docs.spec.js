@@ -1,0 +1,131 @@
+// The README and docs/ as a reader follows them: every relative link and image opens a file of
+// the repository and every #anchor a heading in it, the README stays short enough to read, and
+// its list of error codes is the list the nodes can raise.
+"use strict";
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ROOT = path.join(__dirname, "..", "..");
+const README = path.join(ROOT, "README.md");
+
+function markdownFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return markdownFiles(full);
+    return e.name.endsWith(".md") ? [full] : [];
+  });
+}
+
+/** The text without fenced code blocks, where a # is not a heading. */
+function unfenced(text) {
+  return text.replace(/^(```|~~~)[\s\S]*?^\1/gm, "");
+}
+
+/** The text without code blocks and code spans, where brackets are not links. */
+function prose(text) {
+  return unfenced(text).replace(/`[^`\n]*`/g, "");
+}
+
+/** Link and image targets: `[text](target)` and `![alt](target "title")`. */
+function links(text) {
+  return [...prose(text).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (m) => m[1],
+  );
+}
+
+/** The anchors GitHub gives the headings of a file: lower case, punctuation dropped, - for spaces. */
+function anchors(text) {
+  const seen = new Map();
+  const out = new Set();
+  for (const m of unfenced(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const slug = m[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
+
+/** What is wrong with one relative link of `file`, or null when it resolves. */
+function brokenLink(file, target) {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return null; // https:, mailto: are not ours to check
+  const [rel, hash] = target.split("#");
+  const dest = rel ? path.resolve(path.dirname(file), decodeURIComponent(rel)) : file;
+  if (!dest.startsWith(ROOT + path.sep)) return "points outside the repository";
+  if (!fs.existsSync(dest)) return "no such file";
+  if (hash !== undefined) {
+    if (!dest.endsWith(".md")) return "an anchor into a file that is not markdown";
+    if (!anchors(fs.readFileSync(dest, "utf8")).has(hash)) return `no heading #${hash}`;
+  }
+  return null;
+}
+
+describe("the README and the docs", function () {
+  const files = [README, ...markdownFiles(path.join(ROOT, "docs"))];
+
+  it("should link only to files and headings that exist in the repository", function () {
+    const broken = [];
+    let count = 0;
+    for (const file of files) {
+      for (const target of links(fs.readFileSync(file, "utf8"))) {
+        count += 1;
+        const why = brokenLink(file, target);
+        if (why) broken.push(`${path.relative(ROOT, file)}: ${target}: ${why}`);
+      }
+    }
+    assert.deepEqual(broken, []);
+    assert.ok(count > 10, `only ${count} links found: the link parser is broken`);
+  });
+
+  it("should link every file of docs/ from the README", function () {
+    const linked = new Set(
+      links(fs.readFileSync(README, "utf8")).map((t) => path.resolve(ROOT, t.split("#")[0])),
+    );
+    const orphans = markdownFiles(path.join(ROOT, "docs"))
+      .filter((f) => !linked.has(f))
+      .map((f) => path.relative(ROOT, f));
+    assert.deepEqual(orphans, []);
+  });
+
+  it("should keep the README under 12 KB, a page for users", function () {
+    const size = fs.statSync(README).size;
+    assert.ok(size < 12 * 1024, `README.md is ${size} bytes: move engineering detail to docs/`);
+  });
+
+  it("should list every error code a node can raise, and no other", function () {
+    const text = fs.readFileSync(README, "utf8");
+    const section = /^## Errors\n([\s\S]*?)^## /m.exec(text)?.[1];
+    assert.ok(section, "no Errors section");
+    const listed = new Set(
+      [...section.matchAll(/^\| (`[^|]+`) \|/gm)].flatMap((m) =>
+        [...m[1].matchAll(/`([a-z-]+)`/g)].map((c) => c[1]),
+      ),
+    );
+    for (const lang of ["en-US", "de"]) {
+      const catalog = JSON.parse(
+        fs.readFileSync(path.join(ROOT, "locales", lang, "edge-account.json"), "utf8"),
+      );
+      assert.deepEqual([...listed].sort(), Object.keys(catalog.edge.errors).sort(), lang);
+    }
+  });
+
+  // The checker itself, on cases a broken one would get wrong.
+  it("should tell a broken link from a good one", function () {
+    assert.equal(brokenLink(README, "docs/reliability.md"), null);
+    assert.equal(brokenLink(README, "#errors"), null);
+    assert.equal(brokenLink(README, "docs/nothing-here.md"), "no such file");
+    assert.equal(brokenLink(README, "#no-such-heading"), "no heading #no-such-heading");
+    assert.equal(
+      brokenLink(README, "../shared/guide/node-red.md"),
+      "points outside the repository",
+    );
+    assert.deepEqual(
+      anchors("# A b\n## `x` and y!\n# A b\n"),
+      new Set(["a-b", "x-and-y", "a-b-1"]),
+    );
+  });
+});
