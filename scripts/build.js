@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles the TypeScript sources and lays the editor files out the way Node-RED's loader wants
 // them: for every node named in package.json, its .html, its locales/<lang>/<name>.json|.html and
-// the icons/ folder must sit beside the compiled .js (see ../shared/guide/node-red.md). The
+// the icons/ folder must sit beside the compiled .js (docs/development.md, "Build"). The
 // sources keep them in the top-level icons/ and locales/ folders, so the build copies them.
 "use strict";
 const fs = require("node:fs");

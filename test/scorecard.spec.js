@@ -1,16 +1,15 @@
 // The Flow Library scorecard, run as the Flow Library runs it: `node-red-dev validate` on the
-// built package. The online catalogue is unreachable here, so a preload shim answers that one
-// request with an empty catalogue (its two duplicate-name checks prove nothing); every other
-// check is real. One warning is expected and stays: undici 8 needs Node >= 22.19, and this
-// package supports Node 20, so it depends on undici 7.
+// built package. The online catalogue is unreachable here, so test/support/offline-catalogue.js
+// answers that one request with an empty catalogue (its two duplicate-name checks prove nothing);
+// every other check is real. One warning is expected and stays: undici 8 needs Node >= 22.19, and
+// this package supports Node 20, so it depends on undici 7.
 "use strict";
 const assert = require("node:assert/strict");
 const { execFile } = require("node:child_process");
-const fs = require("node:fs");
 const path = require("node:path");
 
 const ROOT = path.join(__dirname, "..");
-const SHIM = path.resolve(ROOT, "..", "shared", "tools", "offline-catalogue.js");
+const SHIM = path.join(__dirname, "support", "offline-catalogue.js");
 const CLI = path.join(ROOT, "node_modules", ".bin", "node-red-dev");
 const ALLOWED = [/^D03 undici is not at latest version\b/];
 
@@ -54,12 +53,6 @@ describe("Flow Library scorecard (node-red-dev validate)", function () {
   let result;
 
   before(async function () {
-    if (!fs.existsSync(SHIM)) {
-      const why = `the offline catalogue shim ${SHIM} is missing (it lives in ../shared/tools)`;
-      if (process.env.EDGE_REQUIRE_SCORECARD === "1") throw new Error(why);
-      console.log(`      skipped: ${why}; set EDGE_REQUIRE_SCORECARD=1 to make this an error`);
-      this.skip();
-    }
     result = await validate();
   });
 

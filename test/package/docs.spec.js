@@ -5,6 +5,7 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const { execFileSync } = require("node:child_process");
 
 const ROOT = path.join(__dirname, "..", "..");
 const README = path.join(ROOT, "README.md");
@@ -64,6 +65,27 @@ function brokenLink(file, target) {
   return null;
 }
 
+/** The repository's text files (tracked, or new and not ignored), but this checker itself. */
+function repositoryTexts() {
+  return execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((f) => f && !/(^|\/)package-lock\.json$|\.(png|svg|tgz)$/.test(f))
+    .filter((f) => f !== path.relative(ROOT, __filename).split(path.sep).join("/"))
+    .filter((f) => fs.existsSync(path.join(ROOT, f)));
+}
+
+function ignoredByGit(rel) {
+  try {
+    execFileSync("git", ["check-ignore", "--quiet", "--no-index", rel], { cwd: ROOT });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("the README and the docs", function () {
   const files = [README, ...markdownFiles(path.join(ROOT, "docs"))];
 
@@ -111,6 +133,26 @@ describe("the README and the docs", function () {
       );
       assert.deepEqual([...listed].sort(), Object.keys(catalog.edge.errors).sort(), lang);
     }
+  });
+
+  it("should name no file that is not in the repository, in any comment or text", function () {
+    // A path into one of the repository's folders must exist (or be a build or run output that
+    // git ignores); the changelog tells history and may name what is gone. Nothing may point at
+    // the folders beside a clone, which a user's clone does not have.
+    const FOLDER_PATH =
+      /(?<![\w./@-])((?:\.ci|bench|docs|examples|icons|locales|nodes|scripts|simulator|test)\/[\w./-]*\w)/g;
+    const OUTSIDE = /\bapi-spec\.md\b|\bapi-facts\.md\b|\.\.\/shared\/|\/work\//g;
+    const problems = [];
+    for (const rel of repositoryTexts()) {
+      const text = fs.readFileSync(path.join(ROOT, rel), "utf8");
+      for (const m of text.matchAll(OUTSIDE))
+        problems.push(`${rel}: ${m[0]} is not in the repository`);
+      if (rel === "CHANGELOG.md") continue;
+      for (const m of text.matchAll(FOLDER_PATH))
+        if (!fs.existsSync(path.join(ROOT, m[1])) && !ignoredByGit(m[1]))
+          problems.push(`${rel}: ${m[1]} does not exist`);
+    }
+    assert.deepEqual(problems, []);
   });
 
   // The checker itself, on cases a broken one would get wrong.

@@ -53,7 +53,7 @@ interface ApiRequest {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-/** The content type api-spec.md shows for `POST /event`. */
+/** The content type the API's example shows for `POST /event` (docs/api-notes.md, Commands). */
 const TEXT_PLAIN = "text/plain; charset=utf-8";
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
@@ -226,7 +226,7 @@ export class EdgeClient {
     );
   }
 
-  /** Replaces the device's whole state (api-spec.md, update rule 1). */
+  /** Replaces the device's whole state (docs/api-notes.md, Update rules, 1). */
   updateDevice(id: string, state: State, opts?: CallOptions): Promise<Device> {
     return this.request<unknown>(
       { method: "PUT", segments: ["device", id], body: { state } },
@@ -276,7 +276,7 @@ export class EdgeClient {
     ).then((env) => this.events(env, streamId));
   }
 
-  /** The `GET /event?path=` fall-back of api-facts.md, for when only the stream path is known. */
+  /** `GET /event?path=` (docs/api-notes.md, Fall-backs), when only the stream path is known. */
   listEventsByPath(
     path: string,
     page: Partial<Page> = {},

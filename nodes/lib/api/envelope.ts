@@ -1,7 +1,7 @@
 // Turns a raw answer into a checked envelope. A failure is any non-2xx status, `head.ok: false`
-// or a non-empty `head.errors` (api-facts.md); the readable message is built from `head.errors`,
-// which the real service fills with strings. Anything that is not an envelope is `malformed`,
-// never a crash.
+// or a non-empty `head.errors` (docs/api-notes.md, The envelope); the readable message is built
+// from `head.errors`, which the real service fills with strings. Anything that is not an envelope
+// is `malformed`, never a crash.
 import { EdgeError } from "./errors";
 import type { ErrorCode } from "./errors";
 import type { Envelope } from "./types";

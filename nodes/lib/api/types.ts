@@ -1,4 +1,4 @@
-// The shapes of the v5.0 API as api-spec.md describes them. Fields the spec marks "not shown" and
+// The shapes of the v5.0 API (docs/api-notes.md, "Objects"). Fields the API does not describe and
 // fields seen only in the real service are optional: servers differ, and the nodes must ignore
 // what they do not know rather than fail on it.
 

@@ -3,10 +3,10 @@
 // only while they are all new), hands each new command marker to the wait it belongs to, and the
 // poll timer stops when nothing waits.
 //
-// Which wait a marker belongs to (api-facts.md): the wait whose command id the marker mentions;
-// a marker that mentions only other ids belongs to none; a marker without any id belongs to the
-// oldest wait whose command was created at or before it (and whose id, if it has one, cannot be
-// checked against the marker anyway).
+// Which wait a marker belongs to (docs/api-notes.md, Markers): the wait whose command id the
+// marker mentions; a marker that mentions only other ids belongs to none; a marker without any id
+// belongs to the oldest wait whose command was created at or before it (and whose id, if it has
+// one, cannot be checked against the marker anyway).
 import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import { isRetryable } from "../api/retry";

@@ -1,6 +1,6 @@
-// Update rule 2 of api-spec.md: PUT replaces the whole state, so changing some keys means reading
-// the state, changing it and writing all of it back. The read and the write are retried together:
-// a retried write alone could put back a state someone else changed in between.
+// Update rule 2 (docs/api-notes.md, Update rules): PUT replaces the whole state, so changing some
+// keys means reading the state, changing it and writing all of it back. The read and the write are
+// retried together: a retried write alone could put back a state someone else changed in between.
 import type { CallOptions, EdgeClient } from "../api/client";
 import type { Device, State, StateValue } from "../api/types";
 
