@@ -18,7 +18,11 @@ function copy(from, to) {
 
 function build() {
   fs.rmSync(path.join(root, "dist"), { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", root], {
+  const tsc = require.resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", root], { stdio: "inherit" });
+  // Type declarations for the simulator only: it is the one module others import
+  // (`@edgewire/node-red-edge-device/simulator`); Node-RED loads the nodes by file.
+  execFileSync(process.execPath, [tsc, "-p", path.join(root, "tsconfig.simulator.json")], {
     stdio: "inherit",
   });
   const langs = fs.readdirSync(path.join(root, "locales"));

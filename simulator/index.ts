@@ -43,10 +43,9 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-/** The package ships simulator/seed.json beside dist/; the compiled copy is the fall-back. */
+/** The package ships simulator/seed.json once, beside dist/ (this file is dist/simulator/). */
 export function defaultSeedPath(): string {
-  const shipped = path.resolve(__dirname, "..", "..", "simulator", "seed.json");
-  return fs.existsSync(shipped) ? shipped : path.join(__dirname, "seed.json");
+  return path.resolve(__dirname, "..", "..", "simulator", "seed.json");
 }
 
 export function loadSeed(seed: string | SeedData | undefined): SeedData {

@@ -79,11 +79,69 @@ describe("the packed package in a fresh Node-RED", function () {
       files.some((f) => /^package\/examples\/.+\.json$/.test(f)),
       "no examples",
     );
-    assert.ok(files.includes("package/simulator/seed.json"), "no simulator seed");
+    assert.deepEqual(
+      files.filter((f) => f.endsWith("seed.json")),
+      ["package/simulator/seed.json"],
+      "the simulator's seed is shipped once",
+    );
+    for (const f of ["index.js", "index.d.ts", "store.d.ts"])
+      assert.ok(files.includes(`package/dist/simulator/${f}`), `the tarball lacks ${f}`);
     const unwanted = files.filter((f) => /\.ts$|^package\/(test|bench|nodes|scripts)\//.test(f));
     assert.deepEqual(
       unwanted.filter((f) => !f.endsWith(".d.ts")),
       [],
+    );
+  });
+
+  it("should export the simulator, with its types, and nothing as the package's main", async function () {
+    const installed = path.join(dir, "user");
+    const run = (code) =>
+      execFileSync(process.execPath, ["-e", code], { cwd: installed, encoding: "utf8" });
+    const probe = `
+      const sim = require("${PKG.name}/simulator");
+      sim.start({ port: 0, quiet: true }).then(async (s) => {
+        const res = await fetch(s.url + "/v5.0/" + s.company + "/device/lcd-board", {
+          headers: { "x-auth-token": s.token },
+        });
+        console.log(typeof sim.start, res.status);
+        await s.close();
+      });`;
+    assert.equal(run(probe).trim(), "function 200");
+    assert.throws(
+      () =>
+        execFileSync(process.execPath, ["-e", `require("${PKG.name}")`], {
+          cwd: installed,
+          stdio: "pipe",
+        }),
+      /ERR_PACKAGE_PATH_NOT_EXPORTED/,
+    );
+    // A TypeScript user gets the declarations through the export map, under strict checking.
+    fs.writeFileSync(
+      path.join(installed, "use-sim.ts"),
+      `import { start } from "${PKG.name}/simulator";\n` +
+        `import type { Simulator, SimulatorOptions } from "${PKG.name}/simulator";\n` +
+        `const options: SimulatorOptions = { port: 0, commandDelayMs: 5 };\n` +
+        `export const running: Promise<Simulator> = start(options);\n` +
+        `// @ts-expect-error: a port is a number\n` +
+        `void start({ port: "8686" });\n`,
+    );
+    execFileSync(
+      process.execPath,
+      [
+        require.resolve("typescript/bin/tsc", { paths: [ROOT] }),
+        "--noEmit",
+        "--strict",
+        "--module",
+        "node16",
+        "--moduleResolution",
+        "node16",
+        "--typeRoots",
+        path.join(ROOT, "node_modules", "@types"),
+        "--types",
+        "node",
+        "use-sim.ts",
+      ],
+      { cwd: installed, encoding: "utf8", stdio: "pipe" },
     );
   });
 
