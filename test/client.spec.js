@@ -158,10 +158,33 @@ describe("API client", function () {
       assert.equal(req.url, "/v5.0/demo/device/a%2F..%2Fb%3Fx%23y");
     });
 
-    it("escapes a segment made only of dots, so it cannot climb the path", async function () {
-      await rejection(client.getDevice(".."));
-      const req = await lastRequest(sim);
-      assert.equal(req.url, "/v5.0/demo/device/%2E%2E");
+    it("refuses a name made only of dots, also written %2E, before any request", async function () {
+      for (const name of ["..", ".", "%2E%2E", ".%2e", "%252e."]) {
+        const err = await rejection(client.getDevice(name));
+        assert.equal(err.code, "dot-name", name);
+        const list = await rejection(client.listEvents(name));
+        assert.equal(list.code, "dot-name", name);
+      }
+      const path = await rejection(client.listEventsByPath("/demo/devices/%2e%2E/:inbox"));
+      assert.equal(path.code, "dot-name");
+      assert.throws(() => client.streamPath("..", ":inbox"), { code: "dot-name" });
+      assert.equal(sim.stats().total, 0);
+    });
+
+    it("refuses a name with an unpaired surrogate as an EdgeError, not a URIError", async function () {
+      const err = await rejection(client.getDevice("lcd\ud800"));
+      assert.ok(err instanceof EdgeError);
+      assert.equal(err.code, "bad-text");
+      const path = await rejection(client.listEventsByPath("/demo/devices/\udc00/:inbox"));
+      assert.equal(path.code, "bad-text");
+      assert.equal(sim.stats().total, 0);
+    });
+
+    it("accepts names that hold dots among other characters", async function () {
+      for (const name of ["a..b", "..x", "v1.2", "%2E%2Ex"]) {
+        const err = await rejection(client.getDevice(name));
+        assert.equal(err.code, "not-found", name);
+      }
     });
 
     it("keeps a base URL path prefix and accepts a pasted /v5.0/<company> suffix", async function () {

@@ -337,6 +337,39 @@ describe("reliability: faults, rate limits and close", function () {
       );
       assert.deepEqual(log, ["GET 200", "PUT 503", "PUT 200", "GET 200", "PUT 200"]);
     });
+
+    it("runs a replace of a device after a merge of it in progress, so the merge cannot undo it", async function () {
+      // The merge's read is slow: a replace sent meanwhile used to land between its read and its
+      // write, and the merge then wrote the old state back.
+      await fault(env.sim, { method: "GET", path: "/device", delayMs: 400 });
+      const f = await deploy(
+        env.sim,
+        [state("merger", { mode: "merge" }), state("replacer", { mode: "replace" })],
+        { account: NO_LIMIT },
+      );
+      feed(f.merger, [{ payload: { "/lcd/txt1": "merged" } }]);
+      await waitFor(async () => (await requests(env.sim, "GET", "/device")).length === 1, {
+        what: "the merge's read",
+      });
+      feed(f.replacer, [{ payload: { "/only": "replaced" } }]);
+      await next(f.get("merger.out"), 5000);
+      const replaced = await next(f.get("replacer.out"), 5000);
+      assert.deepEqual(replaced.payload, { "/only": "replaced" });
+      const log = (await requests(env.sim, undefined, "/device")).map((r) => r.method);
+      assert.deepEqual(log, ["GET", "PUT", "PUT"]);
+      const now = await api(env.sim, "GET", "/device/lcd-board");
+      assert.deepEqual(now.json.body.state, { "/only": "replaced" });
+    });
+
+    it("refuses a merge whose patch alone is over the payload limit before reading the state", async function () {
+      const f = await deploy(env.sim, [state("n1", { mode: "merge" })], {
+        account: { ...NO_LIMIT, maxPayload: "300" },
+      });
+      feed(f.n1, [{ payload: { "/lcd/txt1": "x".repeat(400), "/lcd/txt2": null } }]);
+      const err = await next(f.caught);
+      assert.equal(err.error.code, "payload-too-large");
+      assert.equal(env.sim.stats().total, 0);
+    });
   });
 
   describe("rate limit per account", function () {

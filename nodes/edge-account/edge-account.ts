@@ -10,7 +10,7 @@ import { DeviceNames } from "../lib/device/names";
 import type { AccountNode } from "../lib/account/lookup";
 import { describe, translator } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
-import type { AccountDef, Credentials } from "./settings";
+import type { AccountDef, Credentials, DeployedAccount } from "./settings";
 import { registerTestConnection } from "./test-connection";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -21,7 +21,9 @@ export = function (RED: NodeAPI): void {
   function EdgeAccountNode(this: AccountNode, def: AccountDef) {
     RED.nodes.createNode(this, def);
     this.name = def.name;
-    const self = this as Mutable<AccountNode>;
+    const self = this as Mutable<AccountNode & DeployedAccount>;
+    // Test connection sends this account's stored token to this URL only.
+    self.baseUrl = def.baseUrl;
     self.serial = new KeyedQueue();
     try {
       self.client = new EdgeClient(settingsOf(RED, def, this.credentials));

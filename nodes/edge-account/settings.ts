@@ -1,7 +1,13 @@
 // The account's settings as the editor stores them, turned into the client's settings: blank or
-// invalid numbers fall back to their defaults, and a chosen tls-config node adds its TLS options.
+// invalid numbers fall back to their defaults (a whole number out of range, such as a timeout
+// over 2^31 - 1 ms, is passed on for the client to refuse), and a chosen tls-config node adds its
+// TLS options.
 import type { NodeAPI, NodeDef } from "node-red";
-import { DEFAULT_MAX_PAYLOAD_BYTES, DEFAULT_TIMEOUT_MS } from "../lib/api/client";
+import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_TIMEOUT_MS,
+} from "../lib/api/client";
 import type { AccountSettings } from "../lib/api/client";
 import { DEFAULT_RATE_LIMIT } from "../lib/api/rate-limiter";
 import { DEFAULT_RETRY } from "../lib/api/retry";
@@ -17,8 +23,14 @@ export interface AccountDef extends NodeDef {
   concurrency?: number | string;
   queue?: number | string;
   maxPayload?: number | string;
+  maxAnswer?: number | string;
   useTls?: boolean;
   tls?: string;
+}
+
+/** What Test connection reads from a deployed account node. */
+export interface DeployedAccount {
+  baseUrl: string;
 }
 
 export interface Credentials {
@@ -62,6 +74,7 @@ export function settingsOf(
       queueMax: setting(def.queue, DEFAULT_RATE_LIMIT.queueMax),
     },
     maxPayloadBytes: setting(def.maxPayload, DEFAULT_MAX_PAYLOAD_BYTES, 1),
+    maxResponseBytes: setting(def.maxAnswer, DEFAULT_MAX_ANSWER_BYTES, 1),
     tls,
   };
 }

@@ -1,11 +1,11 @@
 // Reads a device, replaces its state, or merges keys into it. Merge is the spec's update rule 2
-// done for the user: read the whole state, change it, write it all back. Merges of one device run
-// one after another through the account's queue, and a failed merge is retried as a whole, so no
-// concurrent or retried merge writes a stale state.
+// done for the user: read the whole state, change it, write it all back. Writes of one device
+// (merges and replaces) run one after another through the account's queue, and a failed merge is
+// retried as a whole, so no concurrent or retried write is undone by a stale one.
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { Device } from "../lib/api/types";
-import { merge } from "../lib/device/merge";
+import { merge, replace } from "../lib/device/merge";
 import { clientOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
@@ -29,12 +29,11 @@ export = function (RED: NodeAPI): void {
       if (mode === "get") {
         result = await client.getDevice(device, call);
       } else if (mode === "replace") {
-        result = await client.updateDevice(device, checkState(msg.payload, "msg.payload"), call);
+        const state = checkState(msg.payload, "msg.payload");
+        result = await replace(client, account.serial, device, state, call);
       } else if (mode === "merge") {
         const patch = checkPatch(msg.payload, "msg.payload");
-        result = await account.serial.run(`device:${device}`, () =>
-          merge(client, device, patch, call),
-        );
+        result = await merge(client, account.serial, device, patch, call);
       } else {
         throw new EdgeError("bad-mode", { mode });
       }

@@ -3,6 +3,7 @@
 // stream given as a path uses the documented `GET /event?path=` fall-back.
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import { EdgeError } from "../lib/api/errors";
+import type { CallOptions } from "../lib/api/client";
 import type { DeviceEvent, Page } from "../lib/api/types";
 import { clientOf } from "../lib/account/lookup";
 import { pages } from "../lib/events/pager";
@@ -53,10 +54,10 @@ export = function (RED: NodeAPI): void {
         1,
         MAX_EVENTS,
       );
-      const fetch = (page: Page): Promise<DeviceEvent[]> =>
+      const fetch = (page: Page, options: CallOptions = call): Promise<DeviceEvent[]> =>
         stream.startsWith("/")
-          ? client.listEventsByPath(stream, page, call)
-          : client.listEvents(stream, page, call);
+          ? client.listEventsByPath(stream, page, options)
+          : client.listEvents(stream, page, options);
 
       if (mode === "page") {
         const events = await fetch({ limit, start });
@@ -68,9 +69,20 @@ export = function (RED: NodeAPI): void {
         };
       }
       if (mode === "all") {
+        // One message holds every page: bounded by Max events and, as one answer is, by the
+        // account's Max answer in bytes (a few pages of huge events once filled the heap).
         const all: DeviceEvent[] = [];
         let more = false;
-        for await (const page of pages(fetch, { limit, start }, maxEvents)) {
+        let bytes = 0;
+        const counted: CallOptions = {
+          ...call,
+          onAnswer: (n) => {
+            bytes += n;
+          },
+        };
+        const max = client.maxAnswerBytes;
+        for await (const page of pages((p) => fetch(p, counted), { limit, start }, maxEvents)) {
+          if (bytes > max) throw new EdgeError("too-much", { count: all.length, bytes, max });
           all.push(...page.events);
           more = page.full;
         }

@@ -8,8 +8,7 @@ import { clientOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { renderJson } from "../lib/node-red/render";
 import { resolveTarget } from "../lib/node-red/target";
-import { checkElems, checkInteger, parseJson, typeName } from "../lib/node-red/validate";
-import { EdgeError } from "../lib/api/errors";
+import { checkElems, checkInteger, isPlainObject, parseJson } from "../lib/node-red/validate";
 import type { CommandRef } from "../lib/commands/command-ref";
 
 interface SendCommandDef extends NodeDef {
@@ -27,13 +26,10 @@ function deviceOfPath(path: string | undefined): string | undefined {
   return path ? /\/devices\/([^/]+)\/:command$/.exec(path)?.[1] : undefined;
 }
 
+/** A plain-object payload is the elems; anything else (text, a number, a Buffer) fills the form's. */
 function elemsOf(msg: NodeMessage, template: string) {
   const payload = msg.payload;
-  if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
-    return checkElems(payload, "msg.payload");
-  }
-  if (!template.trim())
-    throw new EdgeError("not-object", { what: "msg.payload", type: typeName(payload) });
+  if (isPlainObject(payload) || !template.trim()) return checkElems(payload, "msg.payload");
   return checkElems(parseJson(renderJson(template, msg), "Elems"), "Elems");
 }
 

@@ -8,9 +8,11 @@ import { EdgeError } from "./errors";
 import { isObject, readEnvelope } from "./envelope";
 import { USER_AGENT } from "./package-info";
 import { DEFAULT_RATE_LIMIT, RateLimiter } from "./rate-limiter";
-import type { Lane, RateLimit } from "./rate-limiter";
+import type { Lane, RateLimit, Release } from "./rate-limiter";
 import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
 import type { RetryPolicy } from "./retry";
+import { checkName, encodeSegment } from "./path";
+import { redact } from "./redact";
 import { createPool, send } from "./transport";
 import type { TlsOptions } from "./transport";
 import type { Device, DeviceEvent, Elems, Envelope, EventMetadata, Page, State } from "./types";
@@ -22,14 +24,22 @@ export interface AccountSettings {
   /** Sent as X-Auth-User only when set: restricted tokens are used without it. */
   user?: string;
   token: string;
-  /** Per-attempt timeout. */
+  /** Per-attempt timeout; the request's whole budget is timeout x (retries + 1). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   rateLimit?: Partial<RateLimit>;
   /** Largest request body sent. */
   maxPayloadBytes?: number;
+  /** Largest answer read; also the most a gathered listing (edge-list-events `all`) may hold. */
   maxResponseBytes?: number;
   tls?: TlsOptions;
+}
+
+/** When a request, or a merge with its read and write, must be over (performance.now() time). */
+export interface Deadline {
+  at: number;
+  /** The whole budget in ms, for the error message. */
+  ms: number;
 }
 
 export interface CallOptions {
@@ -40,6 +50,10 @@ export interface CallOptions {
   retries?: number;
   /** The rate limiter's lane: "poll" for periodic reads something waits on (rate-limiter.ts). */
   lane?: Lane;
+  /** The budget of an outer call (a merge) that this request is part of. */
+  deadline?: Deadline;
+  /** Told the size in bytes of each answer read (edge-list-events bounds `all` with it). */
+  onAnswer?: (bytes: number) => void;
 }
 
 type Method = "GET" | "PUT" | "POST";
@@ -50,22 +64,23 @@ interface ApiRequest {
   query?: Record<string, string | number>;
   body?: unknown;
   contentType?: string;
+  /** The device or stream the request is about, and how to call it in an error. */
+  name?: readonly [string, string];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The longest timer Node.js keeps: a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/**
+ * Largest answer read by default. An answer is held as text and then as parsed objects (several
+ * times its size), for every request in flight: eight 60 MB answers once took 1.6 GB of heap.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** The content type the API's example shows for `POST /event` (docs/api-notes.md, Commands). */
 const TEXT_PLAIN = "text/plain; charset=utf-8";
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 
-/**
- * Encodes one path segment so that no input can change the request path: `/`, `?`, `#` and `%`
- * are escaped by encodeURIComponent, and a segment made only of dots is escaped too, since
- * servers and proxies would resolve `..` as "go up".
- */
-export function encodeSegment(segment: string): string {
-  const encoded = encodeURIComponent(segment);
-  return /^\.+$/.test(segment) ? encoded.replace(/\./g, "%2E") : encoded;
-}
+export { encodeSegment };
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -139,7 +154,7 @@ class SignalLinks {
   }
 }
 
-function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+export function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
@@ -165,6 +180,7 @@ export class EdgeClient {
   readonly origin: string;
   readonly company: string;
   readonly timeoutMs: number;
+  readonly maxAnswerBytes: number;
   readonly limiter: RateLimiter;
   private readonly prefix: string;
   private readonly pool: Dispatcher;
@@ -181,6 +197,23 @@ export class EdgeClient {
     const { origin, basePath } = parseBaseUrl(settings.baseUrl);
     const company = settings.company.trim();
     if (!company) throw new EdgeError("bad-config", { detail: "the company is empty" });
+    try {
+      checkName(company, "the company");
+    } catch (err) {
+      throw new EdgeError("bad-config", { detail: (err as Error).message });
+    }
+    const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+      throw new EdgeError("bad-config", {
+        detail: `the timeout must be a whole number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${timeoutMs}`,
+      });
+    }
+    const maxAnswerBytes = settings.maxResponseBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    if (!Number.isInteger(maxAnswerBytes) || maxAnswerBytes < 1) {
+      throw new EdgeError("bad-config", {
+        detail: `the largest answer must be a whole number of bytes, got ${maxAnswerBytes}`,
+      });
+    }
     const token = settings.token.trim();
     if (!token) throw new EdgeError("bad-config", { detail: "the token is empty" });
     if (/[\r\n]/.test(token) || /[\r\n]/.test(settings.user ?? "")) {
@@ -192,7 +225,8 @@ export class EdgeClient {
     this.company = company;
     this.prefix = `${basePath}/v5.0/${encodeSegment(company)}`;
     this.token = token;
-    this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = timeoutMs;
+    this.maxAnswerBytes = maxAnswerBytes;
     this.retry = { ...DEFAULT_RETRY, ...settings.retry };
     this.maxPayloadBytes = settings.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     const rate = { ...DEFAULT_RATE_LIMIT, ...settings.rateLimit };
@@ -200,7 +234,7 @@ export class EdgeClient {
     this.pool = createPool({
       origin,
       connections: rate.concurrent,
-      maxResponseBytes: settings.maxResponseBytes ?? 64 * 1024 * 1024,
+      maxResponseBytes: maxAnswerBytes,
       tls: settings.tls,
     });
     this.headers = { "x-auth-token": token, "user-agent": USER_AGENT, accept: "application/json" };
@@ -217,19 +251,21 @@ export class EdgeClient {
    */
   streamPath(device: string, stream: ":command" | ":inbox"): string {
     if (device.includes("/")) throw new EdgeError("bad-device", { device });
+    checkName(device, "The device");
     return `/${this.company}/devices/${device}/${stream}`;
   }
 
   getDevice(id: string, opts?: CallOptions): Promise<Device> {
-    return this.request<unknown>({ method: "GET", segments: ["device", id] }, opts).then((env) =>
-      this.device(env, "GET", id),
-    );
+    return this.request<unknown>(
+      { method: "GET", segments: ["device", id], name: [id, "The device"] },
+      opts,
+    ).then((env) => this.device(env, "GET", id));
   }
 
   /** Replaces the device's whole state (docs/api-notes.md, Update rules, 1). */
   updateDevice(id: string, state: State, opts?: CallOptions): Promise<Device> {
     return this.request<unknown>(
-      { method: "PUT", segments: ["device", id], body: { state } },
+      { method: "PUT", segments: ["device", id], body: { state }, name: [id, "The device"] },
       opts,
     ).then((env) => this.device(env, "PUT", id));
   }
@@ -247,6 +283,7 @@ export class EdgeClient {
       segments: ["event"],
       body,
       contentType: TEXT_PLAIN,
+      name: [path, "The stream path"],
     } as const;
     return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
   }
@@ -259,7 +296,7 @@ export class EdgeClient {
   ): Promise<DeviceEvent | null> {
     const body = metadata ? { elems, metadata } : { elems };
     return this.request<unknown>(
-      { method: "POST", segments: ["event", streamId], body },
+      { method: "POST", segments: ["event", streamId], body, name: [streamId, "The stream"] },
       opts,
     ).then((env) => EdgeClient.event(env));
   }
@@ -271,7 +308,7 @@ export class EdgeClient {
   ): Promise<DeviceEvent[]> {
     const query = { limit: page.limit ?? 20, start: page.start ?? 0 };
     return this.request<unknown>(
-      { method: "GET", segments: ["event", streamId], query },
+      { method: "GET", segments: ["event", streamId], query, name: [streamId, "The stream"] },
       opts,
     ).then((env) => this.events(env, streamId));
   }
@@ -283,23 +320,30 @@ export class EdgeClient {
     opts?: CallOptions,
   ): Promise<DeviceEvent[]> {
     const query = { path, limit: page.limit ?? 20, start: page.start ?? 0 };
-    return this.request<unknown>({ method: "GET", segments: ["event"], query }, opts).then((env) =>
-      this.events(env, path),
-    );
+    return this.request<unknown>(
+      { method: "GET", segments: ["event"], query, name: [path, "The stream path"] },
+      opts,
+    ).then((env) => this.events(env, path));
+  }
+
+  /**
+   * Refuses a body over the account's payload limit, before any request. A merge asks with its
+   * patch alone: the state it would write holds at least that.
+   */
+  checkPayload(body: string): void {
+    // A UTF-16 unit is at most 3 bytes in UTF-8: short bodies need no byte count.
+    if (body.length * 3 <= this.maxPayloadBytes) return;
+    const size = Buffer.byteLength(body);
+    if (size > this.maxPayloadBytes)
+      throw new EdgeError("payload-too-large", { size, max: this.maxPayloadBytes });
   }
 
   /** The single request path: encoding, rate limit, one attempt, envelope check, retries. */
   async request<T>(req: ApiRequest, opts: CallOptions = {}): Promise<Envelope<T>> {
+    if (req.name) checkName(req.name[0], req.name[1]);
     const path = this.pathFor(req.segments, req.query);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    // A UTF-16 unit is at most 3 bytes in UTF-8: short bodies need no byte count.
-    const surelySmall = body === undefined || body.length * 3 <= this.maxPayloadBytes;
-    if (body !== undefined && !surelySmall && Buffer.byteLength(body) > this.maxPayloadBytes) {
-      throw new EdgeError("payload-too-large", {
-        size: Buffer.byteLength(body),
-        max: this.maxPayloadBytes,
-      });
-    }
+    if (body !== undefined) this.checkPayload(body);
     const headers =
       body === undefined
         ? this.headers
@@ -307,50 +351,101 @@ export class EdgeClient {
           ? this.textHeaders
           : this.jsonHeaders;
     const idempotent = req.method !== "POST";
-    return this.retrying(idempotent, opts, async (signal) => {
-      const release = await this.limiter.acquire(signal, opts.lane);
+    return this.retrying(idempotent, opts, async (signal, deadline) => {
+      const release =
+        this.limiter.tryAcquire(opts.lane) ??
+        (await this.queue(signal, deadline, req.method, path, opts.lane));
+      // The last attempt's timer is what is left of the budget when that is the shorter.
+      const left = Math.ceil(deadline.at - performance.now());
+      const cutShort = left < this.timeoutMs;
       try {
+        if (left <= 0) throw this.overdue(deadline, req.method, path, false);
         const attempt = {
           method: req.method,
           path,
           headers,
           body,
-          timeoutMs: this.timeoutMs,
+          timeoutMs: cutShort ? left : this.timeoutMs,
           signal,
         };
         const res = await send(this.pool, this.origin, attempt);
+        opts.onAnswer?.(Buffer.byteLength(res.text));
         return readEnvelope<T>(res, req.method, path, this.token);
       } catch (caught) {
-        throw this.scrub(caught, req.method, path, signal);
+        const err = this.scrub(caught, req.method, path, signal);
+        if (cutShort && (err.code === "timeout" || err.code === "timeout-uncertain"))
+          throw this.overdue(deadline, req.method, path, err.mayHaveBeenSent);
+        throw err;
       } finally {
         release();
       }
     });
   }
 
+  /** Waits for a rate-limit slot, until the deadline at most. */
+  private async queue(
+    signal: AbortSignal,
+    deadline: Deadline,
+    method: string,
+    path: string,
+    lane: Lane | undefined,
+  ): Promise<Release> {
+    const controller = new AbortController();
+    const onAbort = (): void => {
+      controller.abort(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    const wait = Math.min(MAX_TIMEOUT_MS, Math.max(0, Math.ceil(deadline.at - performance.now())));
+    const timer = setTimeout(() => {
+      controller.abort(this.overdue(deadline, method, path, false));
+    }, wait);
+    try {
+      return await this.limiter.acquire(controller.signal, lane);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The error of a request whose budget ran out, in the queue, between attempts or in one. */
+  private overdue(deadline: Deadline, method: string, path: string, sent: boolean): EdgeError {
+    const code = sent && method === "POST" ? "deadline-uncertain" : "deadline";
+    return new EdgeError(
+      code,
+      { method, path, budget: deadline.ms },
+      { method, path, mayHaveBeenSent: sent },
+    );
+  }
+
   /**
    * Runs `attempt` until it succeeds, the error is not retryable (retry.ts), the retries are used
-   * up or the time budget (timeout x (retries + 1)) would be passed. Also used around a whole
-   * merge, so that a retried merge reads the state again instead of writing a stale one.
+   * up or the deadline would be passed. The deadline is timeout x (retries + 1) from the first
+   * call, and covers the wait for the rate limit, every attempt and the waits between them. Also
+   * used around a whole merge, so that a retried merge reads the state again instead of writing
+   * a stale one; its read and write then share the merge's deadline.
    */
   async retrying<T>(
     idempotent: boolean,
     opts: CallOptions,
-    attempt: (signal: AbortSignal) => Promise<T>,
+    attempt: (signal: AbortSignal, deadline: Deadline) => Promise<T>,
   ): Promise<T> {
     const retries = opts.retries ?? this.retry.retries;
-    const deadline = performance.now() + this.timeoutMs * (retries + 1);
+    let deadline = opts.deadline;
+    if (!deadline) {
+      const ms = this.timeoutMs * (retries + 1);
+      deadline = { at: performance.now() + ms, ms };
+    }
     const { signal, dispose } = this.links.link(opts.signal);
     try {
       for (let n = 0; ; n++) {
         try {
-          return await attempt(signal);
+          return await attempt(signal, deadline);
         } catch (caught) {
           const err =
             caught instanceof EdgeError ? caught : this.scrub(caught, "*", this.prefix, signal);
           if (signal.aborted || n >= retries || !isRetryable(err, idempotent)) throw err;
           const delay = retryDelay(this.retry, n, err);
-          if (performance.now() + delay > deadline) throw err;
+          if (performance.now() + delay > deadline.at || delay > MAX_TIMEOUT_MS) throw err;
           opts.onRetry?.(n + 1, delay, err);
           await sleep(delay, signal).catch(() => {
             throw new EdgeError("aborted", {
@@ -393,12 +488,18 @@ export class EdgeClient {
         { origin: this.origin, detail: String(caught) },
         { method, path },
       );
-    if (err.message.includes(this.token) || err.errors.some((e) => e.includes(this.token))) {
-      err.message = err.message.replaceAll(this.token, "[REDACTED]");
-      (err as { errors: string[] }).errors = err.errors.map((e) =>
-        e.replaceAll(this.token, "[REDACTED]"),
+    if (err.code === "too-large" && !("max" in err.params)) {
+      err = new EdgeError(
+        "too-large",
+        { method, path, max: this.maxAnswerBytes },
+        { method, path, mayHaveBeenSent: true },
       );
     }
+    // Answers were redacted as they were read; this catches a token in anything else.
+    err.message = redact(err.message, this.token);
+    (err as { errors: string[] }).errors = err.errors.map((e) => redact(e, this.token));
+    for (const [key, value] of Object.entries(err.params))
+      if (typeof value === "string") err.params[key] = redact(value, this.token);
     return err;
   }
 

@@ -5,6 +5,7 @@
 import { EdgeError } from "./errors";
 import type { ErrorCode } from "./errors";
 import type { Envelope } from "./types";
+import { cut, redact } from "./redact";
 import { parseRetryAfter } from "./retry";
 import type { RawResponse } from "./transport";
 
@@ -17,13 +18,21 @@ function strings(value: unknown): string[] {
   return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
 }
 
-/** A short, single-line excerpt of a non-JSON answer (an HTML error page, say). */
-function excerpt(text: string): string {
+/** Characters of a non-JSON answer looked at; a cut token there is still caught by redact(). */
+const MAX_SCANNED = 64 * 1024;
+/** Length of the excerpt of a non-JSON answer in an error message. */
+const MAX_EXCERPT = 120;
+/** Length of the API's own error text in an error message (all of it stays in `errors`). */
+const MAX_DETAIL = 400;
+
+/** A short, single-line excerpt of a non-JSON answer (an HTML error page, say), token-free. */
+function excerpt(text: string, secret: string): string {
   const plain = text
+    .slice(0, MAX_SCANNED)
     .replace(/<[^>]*>/g, " ")
     .replace(/\s+/g, " ")
     .trim();
-  return plain.length > 120 ? `${plain.slice(0, 117)}...` : plain || "(empty)";
+  return cut(redact(plain, secret), MAX_EXCERPT) || "(empty)";
 }
 
 function codeFor(status: number): ErrorCode {
@@ -72,8 +81,7 @@ export function readEnvelope<T>(
 /** Every way an answer can fail, as the one EdgeError that says why. */
 function failure(res: RawResponse, method: string, path: string, secret: string): never {
   const { status } = res;
-  const clean = (text: string): string =>
-    text.includes(secret) ? text.replaceAll(secret, "[REDACTED]") : text;
+  const clean = (text: string): string => redact(text, secret);
   const ok = status >= 200 && status < 300;
   const details = {
     status,
@@ -87,7 +95,7 @@ function failure(res: RawResponse, method: string, path: string, secret: string)
   try {
     parsed = JSON.parse(res.text);
   } catch {
-    const detail = clean(excerpt(res.text));
+    const detail = excerpt(res.text, secret);
     if (ok)
       throw new EdgeError(
         "malformed",
@@ -104,7 +112,8 @@ function failure(res: RawResponse, method: string, path: string, secret: string)
   const errors = strings(head.errors).map(clean);
   const apiStatus = typeof head.status === "number" ? head.status : status;
   const detail = (): string =>
-    errors.join("; ") || strings(head.messages).map(clean).join("; ") || `HTTP ${status}`;
+    cut(errors.join("; ") || strings(head.messages).map(clean).join("; "), MAX_DETAIL) ||
+    `HTTP ${status}`;
   if (!ok) {
     throw new EdgeError(
       codeFor(status),

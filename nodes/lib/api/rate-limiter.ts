@@ -135,6 +135,12 @@ export class RateLimiter {
     return this.lanes[lane].queue.size;
   }
 
+  /** A slot at once, or undefined when the caller would have to wait (then use acquire()). */
+  tryAcquire(lane: Lane = "normal"): Release | undefined {
+    const state = this.lanes[lane];
+    return this.mayStartNow(state) && this.tryTake(state) ? this.releaser() : undefined;
+  }
+
   acquire(signal?: AbortSignal, lane: Lane = "normal"): Promise<Release> {
     // An abort listener added to an already aborted signal never fires: such a waiter would wait
     // for a slot it no longer wants.

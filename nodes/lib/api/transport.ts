@@ -102,7 +102,7 @@ export function mapTransportError(
     return new EdgeError("aborted", where, sent);
   }
   if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
-    return new EdgeError("malformed", { ...where, status: "?", detail: "answer too large" }, sent);
+    return new EdgeError("too-large", where, sent);
   }
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") {
     return new EdgeError(a.method === "POST" ? "reset-uncertain" : "reset", where, sent);

@@ -51,9 +51,63 @@ function short(text: string): string {
   return text.length > MAX_STATUS ? `${text.slice(0, MAX_STATUS - 1)}…` : text;
 }
 
-function toEdgeError(err: unknown): EdgeError | Error {
-  if (err instanceof EdgeError || err instanceof Error) return err;
-  return new Error(String(err));
+/** Text of any thrown value, even one whose toString() throws. */
+function textOf(value: unknown): string {
+  try {
+    return value instanceof Error ? `${value.name}: ${value.message}` : String(value);
+  } catch {
+    return "an unprintable value";
+  }
+}
+
+/** Every failure reaches the flow as an EdgeError with a code; a bug or a foreign throw too. */
+function toEdgeError(err: unknown): EdgeError {
+  if (err instanceof EdgeError) return err;
+  if (err instanceof RangeError && /call stack/i.test(err.message))
+    return new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+  return new EdgeError("internal", { detail: textOf(err) });
+}
+
+/**
+ * Node-RED copies the msg for each Catch node with a recursive clone that overflows the stack at
+ * about 2,500 levels of nesting (and msg.error never arrives): deeper msg properties are taken
+ * out before the error is reported, and named in msg.edgeError.removed.
+ */
+const MAX_MSG_DEPTH = 1000;
+/** Bounds the walk on a huge msg; it runs on the error path only. */
+const MAX_VISITS = 1_000_000;
+
+/** Whether `value` nests objects or arrays deeper than `max` levels. Iterative: no recursion. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: [object, number][] = [[value, 1]];
+  const seen = new Set<object>();
+  try {
+    for (let visits = 0; stack.length > 0 && visits < MAX_VISITS; visits++) {
+      const [v, depth] = stack.pop() as [object, number];
+      if (depth > max) return true;
+      if (seen.has(v) || ArrayBuffer.isView(v)) continue;
+      seen.add(v);
+      for (const child of Object.values(v) as unknown[])
+        if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  } catch {
+    // A getter or proxy that throws: nothing more can be learned by walking it.
+  }
+  return false;
+}
+
+/** Takes out the msg properties a Catch node's copy of the msg could not hold. */
+function fitForCatch(msg: NodeMessageInFlow): string[] {
+  const removed: string[] = [];
+  for (const key of Object.keys(msg)) {
+    if (key === "_msgid") continue;
+    if (nestsDeeper((msg as Record<string, unknown>)[key], MAX_MSG_DEPTH)) {
+      removed.push(key);
+      Reflect.deleteProperty(msg, key);
+    }
+  }
+  return removed;
 }
 
 export function handleInput(
@@ -111,6 +165,33 @@ export function handleInput(
     return call;
   };
 
+  /** Ends the message; a throw from Node-RED's side (a hook, a copy) is logged, never rethrown. */
+  const end = (done: (err?: Error) => void, err?: Error): void => {
+    try {
+      done(err);
+    } catch (caught) {
+      try {
+        node.error(err ? `${err.message} (${textOf(caught)})` : textOf(caught));
+      } catch {
+        // Nothing is left to tell.
+      }
+    }
+  };
+
+  const fail = (msg: NodeMessageInFlow, caught: unknown, done: (err?: Error) => void): void => {
+    const err = toEdgeError(caught);
+    try {
+      err.message = describe(t, err);
+      const removed = fitForCatch(msg);
+      if (err.status !== undefined) msg.statusCode = err.status;
+      msg.edgeError = removed.length > 0 ? { ...err.toJSON(), removed } : err.toJSON();
+      show({ fill: "red", shape: "ring", text: short(err.message) });
+    } catch {
+      // The error still ends the message below.
+    }
+    end(done, err);
+  };
+
   const run = async (
     msg: NodeMessageInFlow,
     controller: AbortController,
@@ -126,7 +207,7 @@ export function handleInput(
         call: callOf(controller),
       });
       if (controller.signal.aborted) {
-        done();
+        end(done);
         return;
       }
       if (result?.send) send(result.send);
@@ -138,20 +219,10 @@ export function handleInput(
           text: short(typeof status === "function" ? status() : status),
         }));
       }
-      done();
+      end(done);
     } catch (caught) {
-      if (controller.signal.aborted) {
-        done();
-        return;
-      }
-      const err = toEdgeError(caught);
-      if (err instanceof EdgeError) {
-        err.message = describe(t, err);
-        if (err.status !== undefined) msg.statusCode = err.status;
-        msg.edgeError = err.toJSON();
-      }
-      show({ fill: "red", shape: "ring", text: short(err.message) });
-      done(err);
+      if (controller.signal.aborted) end(done);
+      else fail(msg, caught, done);
     } finally {
       settled();
     }

@@ -1,17 +1,46 @@
 // Checks of user input, made before any request so that a bad message costs no API call and the
-// error says exactly what to fix.
+// error says exactly what to fix. What is checked is also what is sent: the checks return fresh
+// copies made of the values they saw, so a getter, a class instance or a toJSON() cannot make the
+// request body differ from the checked input (a Buffer once went out as {"type":"Buffer",...}
+// and a Map as {}, wiping a device's state).
 import { EdgeError } from "../api/errors";
 import type { Elems, State, StateValue } from "../api/types";
+
+/** Nesting of command elems; real resource paths are a handful of levels deep. */
+export const MAX_ELEMS_DEPTH = 32;
+
+/** The name of a non-plain object's class, if it has a sane one. */
+function className(value: object): string | undefined {
+  try {
+    const proto: unknown = Object.getPrototypeOf(value);
+    const ctor: unknown = proto && (proto as { constructor?: unknown }).constructor;
+    const name: unknown = typeof ctor === "function" ? ctor.name : undefined;
+    return typeof name === "string" && /^[A-Za-z_$][\w$]{0,40}$/.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function typeName(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+  if (typeof value === "object") {
+    if (isPlainObject(value)) return "an object";
+    const name = className(value);
+    return name ? `a ${name}` : "an object of another kind";
+  }
+  return `a ${typeof value}`;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/**
+ * An object literal, JSON.parse result or Object.create(null): the only objects whose JSON form
+ * is their own enumerable keys. Buffers, Maps, Dates and class instances are not.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 function isStateValue(value: unknown): value is StateValue {
@@ -23,45 +52,57 @@ function isStateValue(value: unknown): value is StateValue {
 }
 
 function objectOf(value: unknown, what: string): Record<string, unknown> {
-  if (!isPlainObject(value)) throw new EdgeError("not-object", { what, type: typeName(value) });
-  return value;
+  if (isPlainObject(value)) return value;
+  if (typeof value === "object" && value !== null && !Array.isArray(value))
+    throw new EdgeError("not-plain", { what, type: typeName(value) });
+  throw new EdgeError("not-object", { what, type: typeName(value) });
 }
 
-/** A whole state: resource paths to strings, numbers or booleans. */
+/** A whole state: resource paths to strings, numbers or booleans. Never empty: that wipes it. */
 export function checkState(value: unknown, what: string): State {
-  const state = objectOf(value, what);
-  for (const [key, v] of Object.entries(state)) {
+  const entries = Object.entries(objectOf(value, what));
+  if (entries.length === 0) throw new EdgeError("empty", { what });
+  for (const [key, v] of entries) {
     if (v === null) throw new EdgeError("null-value", { what, key });
     if (!isStateValue(v)) throw new EdgeError("bad-value", { what, key, type: typeName(v) });
   }
-  return state as State;
+  // fromEntries defines keys as data properties: a "__proto__" key stays a key.
+  return Object.fromEntries(entries) as State;
 }
 
 /** A merge patch: like a state, where `null` removes the key. */
 export function checkPatch(value: unknown, what: string): Record<string, StateValue | null> {
-  const patch = objectOf(value, what);
-  for (const [key, v] of Object.entries(patch)) {
+  const entries = Object.entries(objectOf(value, what));
+  for (const [key, v] of entries) {
     if (v !== null && !isStateValue(v))
       throw new EdgeError("bad-value", { what, key, type: typeName(v) });
   }
-  return patch as Record<string, StateValue | null>;
+  return Object.fromEntries(entries) as Record<string, StateValue | null>;
 }
 
 /** Command elems: flat resource paths or nested objects of values, never empty. */
 export function checkElems(value: unknown, what: string): Elems {
-  const walk = (node: Record<string, unknown>, prefix: string): void => {
+  // Objects on the way down from the root: meeting one again is a cycle, which JSON cannot hold.
+  const ancestors = new Set<object>();
+  const copy = (node: Record<string, unknown>, prefix: string, depth: number): Elems => {
+    const where = prefix ? `${what} at "${prefix}"` : what;
+    if (depth > MAX_ELEMS_DEPTH) throw new EdgeError("too-deep", { what, max: MAX_ELEMS_DEPTH });
     const entries = Object.entries(node);
-    if (entries.length === 0)
-      throw new EdgeError("empty", { what: prefix ? `${what} at "${prefix}"` : what });
+    if (entries.length === 0) throw new EdgeError("empty", { what: where });
+    ancestors.add(node);
+    const out: [string, StateValue | Elems][] = [];
     for (const [key, v] of entries) {
       const path = prefix ? `${prefix}/${key}` : key;
-      if (isPlainObject(v)) walk(v, path);
-      else if (!isStateValue(v))
-        throw new EdgeError("bad-value", { what, key: path, type: typeName(v) });
+      if (isStateValue(v)) out.push([key, v]);
+      else if (isPlainObject(v)) {
+        if (ancestors.has(v)) throw new EdgeError("circular", { what, key: path });
+        out.push([key, copy(v, path, depth + 1)]);
+      } else throw new EdgeError("bad-value", { what, key: path, type: typeName(v) });
     }
+    ancestors.delete(node);
+    return Object.fromEntries<StateValue | Elems>(out);
   };
-  walk(objectOf(value, what), "");
-  return value as Elems;
+  return copy(objectOf(value, what), "", 1);
 }
 
 /** A whole number in range, given as a number or as decimal text (msg properties often are). */
