@@ -27,6 +27,22 @@ describe("edge-account", function () {
     assert.ok(acc.poller);
   });
 
+  it("takes Max answer from its settings, 8 MiB by default, and refuses a timeout over 2^31 - 1 ms", async function () {
+    const acc = await deploy();
+    assert.equal(acc.client.maxAnswerBytes, 8 * 1024 * 1024);
+    await helper.unload();
+    const small = account(env.sim, { maxAnswer: "4096" });
+    await load([small.node], small.credentials);
+    assert.equal(helper.getNode("acc").client.maxAnswerBytes, 4096);
+    await helper.unload();
+    const slow = account(env.sim, { timeout: "2147483648" });
+    await load([slow.node], slow.credentials);
+    const refused = helper.getNode("acc");
+    assert.equal(refused.client, undefined);
+    assert.equal(refused.configError.code, "bad-config");
+    assert.match(refused.configError.message, /from 1 to 2147483647, got 2147483648/);
+  });
+
   it("reports an invalid base URL when deployed, and the nodes using it fail with that reason", async function () {
     await load([{ id: "acc", type: "edge-account", baseUrl: "not a url", company: "demo" }], {
       acc: { token: "t" },

@@ -340,6 +340,31 @@ describe("the editor in a browser", function () {
     );
   });
 
+  it("should mark an account timeout over 2147483647 ms and a Max answer that is not a number as invalid", async function () {
+    // Node.js fires a longer timer after 1 ms: every request would fail at once.
+    const read = nodes.find((n) => n.type === "edge-device-state");
+    await openEditor(read);
+    await page.locator("#node-input-btn-account-add").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    await page.locator("#node-config-edge-account-limits-toggle").click();
+    const invalid = (id) => page.locator(id).evaluate((el) => el.classList.contains("input-error"));
+    const timeout = page.locator("#node-config-input-timeout");
+    await timeout.fill("2147483648");
+    await timeout.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-timeout"), true);
+    await timeout.fill("2147483647");
+    await timeout.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-timeout"), false);
+    const maxAnswer = page.locator("#node-config-input-maxAnswer");
+    assert.equal(await maxAnswer.inputValue(), "8388608");
+    await maxAnswer.fill("lots");
+    await maxAnswer.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-maxAnswer"), true);
+    await page.locator("#node-config-dialog-cancel").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    await closeEditor();
+  });
+
   it("should show a command's completion and the device's inbox in the debug sidebar", async function () {
     await page.locator("#red-ui-sidebar-debug-clear").click();
     await clickInject("set LCD text");

@@ -20,7 +20,7 @@ const {
   account,
 } = require("./support/red");
 const { deploy, feed, requests, deployFlows } = require("./support/reliability");
-const { capture, count } = require("./support/capture");
+const { capture, count, addSecret } = require("./support/capture");
 const { startNodeRed } = require("./support/node-red-process");
 const { waitFor } = require("./simulator-helpers");
 
@@ -43,6 +43,44 @@ const HOSTILE = {
   rejectUnauthorized: false,
   tls: { rejectUnauthorized: false },
 };
+
+/** A token of 33 characters, as the issue's, and every piece of 8 of them. */
+const CUT_TOKEN = "cut-token-0123456789abcdefghijklmn";
+const PIECES = Array.from({ length: CUT_TOKEN.length - 7 }, (_, i) => CUT_TOKEN.slice(i, i + 8));
+
+function assertNoPiece(text, where) {
+  const found = PIECES.find((p) => text.includes(p));
+  assert.equal(found, undefined, `${where} holds "${found}", a piece of the token: ${text}`);
+}
+
+/** Starts an HTTP server on a free loopback port; resolves with {url, close}. */
+async function serve(handler) {
+  const server = http.createServer(handler);
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
+ * A server that echoes the token it was sent inside its error text, at the offset the device
+ * name asks for: /device/h<offset> in an HTML page (HTTP 500), /device/j<offset> in head.errors.
+ */
+function echoingServer() {
+  return serve((req, res) => {
+    const m = /\/device\/([hj])(\d+)$/.exec(req.url ?? "");
+    const token = String(req.headers["x-auth-token"]);
+    const text = m ? `${"a".repeat(Number(m[2]))}${token} and more text after the token` : "";
+    if (m?.[1] === "h") {
+      res.writeHead(500, { "content-type": "text/html" });
+      res.end(`<html><body><h1>${text}</h1></body></html>`);
+    } else {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ head: { status: 400, ok: false, errors: [text] }, body: null }));
+    }
+  });
+}
 
 function openssl(dir, ...args) {
   execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
@@ -252,6 +290,57 @@ describe("reliability: security", function () {
     });
   });
 
+  describe("a token echoed by the server, at every offset around a cut", function () {
+    // Error text from an answer is cut (an HTML page to 120 characters, the API's errors to 400):
+    // a token that straddled the cut once survived as 32 of its 33 characters.
+    const env = withRedAndSimulator();
+    let echo;
+    before(async function () {
+      addSecret(CUT_TOKEN);
+      echo = await echoingServer();
+    });
+    after(async function () {
+      await echo.close();
+    });
+
+    for (const [kind, cut] of [
+      ["h", 120],
+      ["j", 400],
+    ]) {
+      const what = kind === "h" ? "an HTML error page" : "the API's head.errors";
+      it(`keeps every 8-character piece of it out of msg.error, msg.edgeError, the status and the log, in ${what}`, async function () {
+        const f = await deploy(
+          env.sim,
+          [{ id: "n1", type: "edge-device-state", device: "", outputs: 1 }],
+          {
+            account: { baseUrl: echo.url, rate: 0, retries: "0" },
+            creds: { token: CUT_TOKEN },
+          },
+        );
+        const shown = [];
+        f.n1.on("call:status", (call) => shown.push(call.args[0]));
+        const logged = [];
+        f.n1.on("call:error", (call) => logged.push(call.args[0]));
+        const offsets = [];
+        for (let at = cut - CUT_TOKEN.length - 4; at <= cut + 2; at++) offsets.push(at);
+        feed(
+          f.n1,
+          offsets.map((at) => ({ deviceId: `${kind}${at}` })),
+        );
+        const errors = await collect(f.caught, offsets.length, 15000);
+        for (const err of errors) {
+          const text = JSON.stringify({ error: err.error, edgeError: err.edgeError });
+          assertNoPiece(text, `the error of ${err.deviceId}`);
+          assert.match(err.error.message, kind === "h" ? /HTTP 500: a+/ : /HTTP 400: a+/);
+        }
+        assertNoPiece(JSON.stringify(shown), "a status");
+        assertNoPiece(logged.map(String).join("\n"), "the log");
+        // The cut really fell on the token for some offsets: the text was long enough.
+        assert.ok(errors.some((e) => e.error.message.includes("[REDACTED]")));
+      });
+    }
+  });
+
   describe("certificates", function () {
     let certs;
     let sim;
@@ -344,6 +433,114 @@ describe("reliability: security", function () {
     it("still refuses the certificate when the tls-config node carries another CA", async function () {
       const { err } = await run(certs.signed, { ca: certs.otherCa });
       assert.equal(err.error.code, "tls");
+    });
+  });
+
+  describe("Test connection in a real Node-RED without adminAuth (the default)", function () {
+    // Without adminAuth any web page the user opens can POST to the editor's routes: a form or a
+    // text/plain body needs no CORS preflight. Such a POST once made Node-RED send the stored
+    // token to a URL of the page's choosing.
+    let red;
+    let sim;
+    let trap;
+    const stolen = [];
+    let htmlSite;
+
+    before(async function () {
+      this.timeout(40000);
+      sim = await start({ port: 0, quiet: true });
+      trap = await serve((req, res) => {
+        stolen.push(req.headers["x-auth-token"]);
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ head: { status: 404, ok: true, errors: [] }, body: null }));
+      });
+      htmlSite = await serve((req, res) => {
+        res.writeHead(404, { "content-type": "text/html" });
+        res.end("<html><body><h1>Not Found</h1><p>Cannot GET this page</p></body></html>");
+      });
+      red = await startNodeRed({});
+      await deployFlows(red.url, [
+        {
+          id: "acc",
+          type: "edge-account",
+          name: "sim",
+          baseUrl: sim.url,
+          company: sim.company,
+          credentials: { user: sim.user, token: sim.token },
+        },
+      ]);
+    });
+
+    after(async function () {
+      await red?.stop();
+      await sim?.close();
+      await trap?.close();
+      await htmlSite?.close();
+    });
+
+    beforeEach(function () {
+      stolen.length = 0;
+    });
+
+    const post = (contentType, body, headers = {}) =>
+      fetch(`${red.url}/edge-account/test`, {
+        method: "POST",
+        headers: { "content-type": contentType, ...headers },
+        body,
+      });
+
+    it("refuses a cross-site form POST and sends the stored token nowhere", async function () {
+      const form = new URLSearchParams({ id: "acc", baseUrl: trap.url, company: "demo" });
+      const res = await post("application/x-www-form-urlencoded", form.toString(), {
+        origin: "http://evil.example",
+      });
+      assert.deepEqual(stolen, [], "the stored token went to the page's URL");
+      assert.equal(res.status, 415);
+    });
+
+    it("refuses a cross-site text/plain POST and sends the stored token nowhere", async function () {
+      const json = JSON.stringify({ id: "acc", baseUrl: trap.url, company: "demo" });
+      const res = await post("text/plain", json, { origin: "http://evil.example" });
+      assert.deepEqual(stolen, [], "the stored token went to the page's URL");
+      assert.equal(res.status, 415);
+    });
+
+    it("refuses a JSON POST with a foreign Origin", async function () {
+      const json = JSON.stringify({ id: "acc", baseUrl: trap.url, company: "demo" });
+      for (const origin of ["http://evil.example", "null", "http://127.0.0.1:1"]) {
+        const res = await post("application/json", json, { origin });
+        assert.equal(res.status, 403, origin);
+      }
+      assert.deepEqual(stolen, []);
+    });
+
+    it("sends a stored token only to the base URL the account was deployed with", async function () {
+      const json = (baseUrl) =>
+        JSON.stringify({ id: "acc", baseUrl, company: "demo", token: "__PWRD__" });
+      const other = await post("application/json", json(trap.url), { origin: red.url });
+      const answer = await other.json();
+      capture("Test connection", answer);
+      assert.equal(answer.ok, false);
+      assert.equal(answer.code, "type-token");
+      assert.match(answer.message, /type the token to test another URL/);
+      assert.deepEqual(stolen, []);
+      // The deployed URL, written another way, still gets it; a typed token goes anywhere.
+      const home = await (await post("application/json", json(`${sim.url}/v5.0/demo/`))).json();
+      assert.equal(home.ok, true, home.message);
+      const typed = JSON.stringify({ baseUrl: trap.url, company: "demo", token: "typed-token" });
+      assert.equal((await (await post("application/json", typed)).json()).ok, true);
+      assert.deepEqual(stolen, ["typed-token"]);
+    });
+
+    it("fails Test connection against a server whose 404 is an HTML page", async function () {
+      for (const target of [htmlSite.url, red.url]) {
+        const body = JSON.stringify({ baseUrl: target, company: "demo", token: "typed-token" });
+        const answer = await (await post("application/json", body)).json();
+        capture("Test connection", answer);
+        assert.equal(answer.ok, false, `${target}: ${answer.message}`);
+        assert.equal(answer.code, "not-api");
+        assert.match(answer.message, /without the API's JSON envelope/);
+      }
     });
   });
 

@@ -497,6 +497,8 @@ export class EdgeClient {
     }
     // Answers were redacted as they were read; this catches a token in anything else.
     err.message = redact(err.message, this.token);
+    // Node-RED puts the stack in msg.error: it holds the message as it was first built.
+    if (err.stack) err.stack = redact(err.stack, this.token);
     (err as { errors: string[] }).errors = err.errors.map((e) => redact(e, this.token));
     for (const [key, value] of Object.entries(err.params))
       if (typeof value === "string") err.params[key] = redact(value, this.token);
