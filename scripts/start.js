@@ -179,6 +179,75 @@ async function waitForEditor(url, child, timeoutMs) {
   throw new Error(`Node-RED did not answer on ${url} within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * What Node-RED logs when it has started its flows, and when it will not start them, in every
+ * language its runtime speaks: it logs in the language of the machine, and the editor's HTTP port
+ * answers before the flows run, so the log is the one place that tells.
+ */
+function flowLogTexts() {
+  const texts = { started: ["Started flows"], missingTypes: [], error: [] };
+  let locales;
+  try {
+    const redDir = path.dirname(require.resolve("node-red/package.json", { paths: [ROOT] }));
+    const runtime = path.dirname(
+      require.resolve("@node-red/runtime/package.json", { paths: [redDir] }),
+    );
+    locales = path.join(runtime, "locales");
+    for (const lang of fs.readdirSync(locales)) {
+      const flows = JSON.parse(fs.readFileSync(path.join(locales, lang, "runtime.json"), "utf8"))
+        .nodes?.flows;
+      if (flows?.["started-flows"]) texts.started.push(flows["started-flows"]);
+      if (flows?.["missing-types"]) texts.missingTypes.push(flows["missing-types"]);
+      if (flows?.error) texts.error.push(flows.error.split("__")[0].trim());
+    }
+  } catch {
+    // An unusual layout: English is what Node-RED logs by default.
+    texts.missingTypes.push("Waiting for missing types to be registered:");
+    texts.error.push("Error loading flows:");
+  }
+  return texts;
+}
+
+/**
+ * Resolves once Node-RED's log says whether it started its flows: `{started: true}`, or
+ * `{started: false, why}` when it waits for node types that are not installed, failed to load
+ * them, or said nothing within `timeoutMs`. Lines are passed on to `forward` as they come.
+ */
+function watchFlows(stream, forward, timeoutMs) {
+  const texts = flowLogTexts();
+  const says = (line, list) => list.some((t) => t && line.includes(`] ${t}`));
+  return new Promise((resolve) => {
+    let rest = "";
+    const finish = (result) => {
+      clearTimeout(timer);
+      stream.off("data", onData);
+      stream.on("data", forward);
+      if (rest) forward(rest);
+      resolve(result);
+    };
+    const timer = setTimeout(
+      () =>
+        finish({ started: false, why: `no "Started flows" in its log in ${timeoutMs / 1000} s` }),
+      timeoutMs,
+    );
+    const onData = (chunk) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop();
+      let result;
+      for (const line of lines) {
+        forward(`${line}\n`);
+        if (result) continue;
+        if (says(line, texts.started)) result = { started: true };
+        else if (says(line, texts.missingTypes))
+          result = { started: false, why: "node types it needs are not installed (see above)" };
+        else if (says(line, texts.error)) result = { started: false, why: line.split("] ")[1] };
+      }
+      if (result) finish(result);
+    };
+    stream.on("data", onData);
+  });
+}
+
 async function deploy(url, flows) {
   const res = await fetch(`${url}flows`, {
     method: "POST",
@@ -247,8 +316,10 @@ async function main() {
   const child = spawn(
     process.execPath,
     [require.resolve("node-red/red.js", { paths: [ROOT] }), "-u", options.userDir, "-s", settings],
-    { cwd: options.userDir, stdio: ["ignore", "inherit", "inherit"] },
+    { cwd: options.userDir, stdio: ["ignore", "pipe", "inherit"] },
   );
+  child.stdout.setEncoding("utf8");
+  const flowsState = watchFlows(child.stdout, (text) => process.stdout.write(text), 60000);
 
   let stopping = false;
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 0)));
@@ -275,9 +346,16 @@ async function main() {
     process.exit(code || 1);
   });
 
+  let flows;
   try {
     await waitForEditor(url, child, 60000);
-    if (firstStart) await deploy(url, exampleFlows(sim));
+    // The editor answers before the flows run: "deployed" is said only once Node-RED has logged
+    // that it started them. A full deploy answers once the new flows have started.
+    flows = await flowsState;
+    if (firstStart) {
+      await deploy(url, exampleFlows(sim));
+      flows = { started: true };
+    }
   } catch (err) {
     process.stderr.write(`npm start: ${err.message}\n`);
     await stop("error");
@@ -291,9 +369,11 @@ async function main() {
     `  simulator API     ${sim.url}/v5.0/${sim.company}  (user ${sim.user}, token ${sim.token})`,
     `  simulator control ${sim.url}/_sim/devices`,
     `  user directory    ${path.relative(process.cwd(), options.userDir) || "."}`,
-    firstStart
-      ? "  The examples are deployed, one tab each: click an inject button and open the debug sidebar."
-      : "  Your flows from the last run are deployed (delete the user directory to get the examples back).",
+    !flows.started
+      ? `  Node-RED has not started the flows: ${flows.why}. Fix them in the editor and deploy.`
+      : firstStart
+        ? "  The examples are deployed, one tab each: click an inject button and open the debug sidebar."
+        : "  Your flows from the last run are deployed (delete the user directory to get the examples back).",
     ...stale.map(
       (n) =>
         `  Note: the account "${n.name || n.id}" points at ${n.baseUrl}, the simulator runs at ${sim.url}.`,

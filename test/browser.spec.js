@@ -1,7 +1,9 @@
 // The editor in a real browser (Debian's chromium through playwright-core), against what
 // `npm start` runs: the palette, every edit dialog with its fields and help, an account created
 // through its dialog, a deploy, and a click on an example's inject button answered by the
-// simulator in the debug sidebar. The screenshots in docs/screenshots/ are made here.
+// simulator in the debug sidebar. The screenshots in docs/screenshots/ are made here: with
+// UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
+// run leaves the tree as it found it.
 "use strict";
 /* global document, Image, RED -- these run inside the editor page */
 const assert = require("node:assert/strict");
@@ -9,10 +11,14 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { startDemo } = require("./support/demo");
+const { tempDir } = require("./support/temp");
 
 const ROOT = path.join(__dirname, "..");
 const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
-const SHOTS = path.join(ROOT, "docs", "screenshots");
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? path.join(ROOT, "docs", "screenshots")
+    : tempDir("edgewire-screenshots-");
 const MODULE = require("../package.json").name;
 const FLOW_TYPES = [
   "edge-device-state",

@@ -11,6 +11,7 @@ const {
   helper,
   CORE,
   withRedAndSimulator,
+  caughtCode,
 } = require("./support/red");
 
 const LCD = "d5f3c1a2b0000000000000001";
@@ -182,7 +183,7 @@ describe("edge-device-state", function () {
     n1.receive({ payload: 1 });
     const msg = await next(caught);
     assert.match(msg.error.message, /Not found \(HTTP 404\).*lcd-bord/);
-    assert.equal(msg.error.code, "not-found");
+    assert.equal(caughtCode(msg), "not-found");
     assert.equal(msg.statusCode, 404);
     assert.equal(msg.edgeError.status, 404);
     assert.ok(msg.edgeError.errors.length > 0);

@@ -6,7 +6,6 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const http = require("node:http");
-const os = require("node:os");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 const { start } = require("../dist/simulator");
@@ -22,6 +21,7 @@ const {
 const { deploy, feed, requests, deployFlows } = require("./support/reliability");
 const { capture, count, addSecret } = require("./support/capture");
 const { startNodeRed } = require("./support/node-red-process");
+const { tempDir } = require("./support/temp");
 const { waitFor } = require("./simulator-helpers");
 
 const DEBUG = require("@node-red/nodes/core/common/21-debug.js");
@@ -88,7 +88,7 @@ function openssl(dir, ...args) {
 
 /** A private CA, a server certificate it signed for 127.0.0.1, and a self-signed certificate. */
 function makeCertificates() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-tls-"));
+  const dir = tempDir("edgewire-tls-");
   const san = "subjectAltName=IP:127.0.0.1,DNS:localhost";
   openssl(
     dir,

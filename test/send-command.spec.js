@@ -11,6 +11,7 @@ const {
   helper,
   CORE,
   withRedAndSimulator,
+  caughtCode,
 } = require("./support/red");
 
 const LCD_COMMAND = "s5f3c1a2b0000000000000011";
@@ -228,6 +229,6 @@ describe("edge-send-command", function () {
     n1.receive({ payload: { a: 1 } });
     const msg = await next(caught);
     assert.equal(msg.statusCode, 401);
-    assert.equal(msg.error.code, "auth");
+    assert.equal(caughtCode(msg), "auth");
   });
 });

@@ -6,6 +6,7 @@ const fs = require("node:fs");
 const net = require("node:net");
 const path = require("node:path");
 const { freePort, runStart, startDemo, listening } = require("./support/demo");
+const { tempDir } = require("./support/temp");
 
 const TOKEN = "demo-token-0123456789abcdef";
 const EXAMPLES = path.join(__dirname, "..", "examples");
@@ -26,6 +27,13 @@ async function until(what, fn, timeoutMs = 10000) {
 async function requests(demo) {
   const log = await fetch(`${demo.simUrl}/_sim/requests?limit=1000`).then((r) => r.json());
   return log.map((r) => `${r.method} ${r.url} ${r.status}`);
+}
+
+/** Whether Node-RED logged that it started its flows before npm start said they are deployed. */
+function startedBeforeBanner(stdout) {
+  const started = stdout.search(/\[info\] Started flows/);
+  const banner = stdout.indexOf("edgewire demo is running");
+  return started !== -1 && banner !== -1 && started < banner;
 }
 
 function injectId(file, name) {
@@ -50,6 +58,7 @@ describe("npm start", function () {
     );
     assert.match(demo.stdout, new RegExp(`simulator API +${demo.simUrl}/v5\\.0/demo`));
     assert.match(demo.stdout, /The examples are deployed/);
+    assert.ok(startedBeforeBanner(demo.stdout), demo.stdout);
 
     const flows = await fetch(`${demo.editorUrl}flows`).then((r) => r.json());
     const tabs = flows.filter((n) => n.type === "tab").map((n) => n.label);
@@ -108,6 +117,9 @@ describe("npm start", function () {
     // Same user directory and ports, so the stored account still points at the simulator.
     demo = await startDemo({ userDir: demo.userDir, port: demo.port, simPort: demo.simPort });
     assert.match(demo.stdout, /Your flows from the last run are deployed/);
+    // The editor answers before Node-RED has started the stored flows; "deployed" must wait for
+    // them, or an inject right after the banner finds no node (the race this test once lost).
+    assert.ok(startedBeforeBanner(demo.stdout), demo.stdout);
     const flows = await fetch(`${demo.editorUrl}flows`).then((r) => r.json());
     assert.deepEqual(
       flows.filter((n) => n.type === "tab").map((n) => n.label),
@@ -119,6 +131,28 @@ describe("npm start", function () {
     await until("the device read", async () =>
       (await requests(demo)).includes("GET /v5.0/demo/device/lcd-board 200"),
     );
+  });
+
+  it("should not say deployed when Node-RED cannot start the stored flows", async function () {
+    // A flow whose node type is not installed: Node-RED serves the editor but waits for the type
+    // and never starts the flows.
+    const userDir = tempDir("edgewire-demo-");
+    fs.writeFileSync(
+      path.join(userDir, "flows.json"),
+      JSON.stringify([
+        { id: "f1", type: "tab", label: "Needs a missing node" },
+        { id: "n1", type: "no-such-node-type", z: "f1", wires: [] },
+      ]),
+    );
+    demo = await startDemo({ userDir });
+    assert.doesNotMatch(demo.stdout, /are deployed/);
+    assert.match(
+      demo.stdout,
+      /Node-RED has not started the flows: node types it needs are not installed/,
+    );
+    assert.match(demo.stdout, /no-such-node-type/);
+    const res = await fetch(demo.editorUrl);
+    assert.equal(res.status, 200, "the editor is there to fix the flows");
   });
 
   it("should say which port is busy and how to choose another, and start nothing", async function () {

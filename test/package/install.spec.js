@@ -38,8 +38,11 @@ function codeIn(text) {
   return [...text.matchAll(/^```[^\n]*\n([\s\S]*?)^```|`([^`\n]+)`/gm)].map((m) => m[1] ?? m[2]);
 }
 
-/** Runs a README block in bash, stopping at the first failing command. */
-function run(script, cwd) {
+/**
+ * Runs a README block in bash, stopping at the first failing command. Install scripts write to
+ * the temp folder (core-js leaves a file there), so the block gets `tmp` as its own.
+ */
+function run(script, cwd, tmp) {
   return new Promise((resolve, reject) => {
     execFile(
       "bash",
@@ -52,6 +55,7 @@ function run(script, cwd) {
         // The registry is asked only for what npm's cache lacks; nothing is audited or nagged.
         env: {
           ...process.env,
+          TMPDIR: tmp,
           npm_config_prefer_offline: "true",
           npm_config_audit: "false",
           npm_config_fund: "false",
@@ -144,12 +148,14 @@ describe("the README's install and try-it commands", function () {
 
   it("should install from a packed tarball and from git, and load in Node-RED either way", async function () {
     const [tarball, git] = shellBlocks("Install");
+    const tmp = path.join(work, "tmp");
+    fs.mkdirSync(tmp);
     const viaTarball = userDir(work, "tarball-user");
-    await run(localised(tarball, viaTarball), work);
+    await run(localised(tarball, viaTarball), work, tmp);
     assert.deepEqual(await installedTypes(viaTarball), TYPES);
 
     const viaGit = userDir(work, "git-user");
-    await run(localised(git, viaGit), work);
+    await run(localised(git, viaGit), work, tmp);
     assert.deepEqual(await installedTypes(viaGit), TYPES);
   });
 

@@ -2,10 +2,9 @@
 // for the specs that check what a newcomer sees: the banner, the deployed examples, the editor.
 "use strict";
 const { spawn } = require("node:child_process");
-const fs = require("node:fs");
 const net = require("node:net");
-const os = require("node:os");
 const path = require("node:path");
+const { tempDir } = require("./temp");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const START = path.join(ROOT, "scripts", "start.js");
@@ -84,7 +83,7 @@ async function interrupt(run, timeoutMs = 20000) {
 async function startDemo({ userDir, port, simPort, extraArgs = [] } = {}) {
   port ??= await freePort();
   simPort ??= await freePort();
-  const dir = userDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-demo-"));
+  const dir = userDir ?? tempDir("edgewire-demo-");
   const run = await runStart(
     ["--port", String(port), "--sim-port", String(simPort), "--user-dir", dir, ...extraArgs],
     { until: (out) => out.includes("Press Ctrl-C to stop both.") },

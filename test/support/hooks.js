@@ -1,12 +1,15 @@
-// Root hooks: after every test, nothing that test let a user see may contain a token.
+// Root hooks: after every test, nothing that test let a user see may contain a token; after the
+// run, the temporary folders the specs made are removed.
 "use strict";
 const { check, count } = require("./capture");
+const { removeTempDirs } = require("./temp");
 
 exports.mochaHooks = {
   afterEach() {
     check();
   },
   afterAll() {
+    removeTempDirs();
     if (process.env.EDGE_CAPTURE_REPORT)
       console.log(`token scan: ${count()} captured items, no token`);
   },

@@ -4,15 +4,15 @@
 "use strict";
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
+const { tempDir } = require("./temp");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const RED_JS = require.resolve("node-red/red.js", { paths: [ROOT] });
 
 /** A fresh user directory with this package linked into its node_modules (unless told not to). */
 function makeUserDir({ link = true } = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-nr-"));
+  const dir = tempDir("edgewire-nr-");
   if (link) {
     fs.mkdirSync(path.join(dir, "node_modules", "@edgewire"), { recursive: true });
     fs.symlinkSync(

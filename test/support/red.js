@@ -1,6 +1,7 @@
 // Real Node-RED through the test helper, with every node of a loaded flow recorded for the token
 // scan: what it sends, its statuses, errors, warnings and log lines.
 "use strict";
+const assert = require("node:assert/strict");
 const helper = require("node-red-node-test-helper");
 const { capture } = require("./capture");
 
@@ -136,8 +137,21 @@ function statuses(node) {
   return list;
 }
 
+/**
+ * Node-RED copies a thrown error's `code` into the Catch node's msg.error from 4.1 on; 4.0 does
+ * not, so there msg.error.code is missing and msg.edgeError.code is what flows read.
+ */
+const COPIES_CODE = !/^4\.0\./.test(require("node-red/package.json").version);
+
+/** The error code a Catch node got, checked in both places a flow may read it. */
+function caughtCode(msg) {
+  assert.equal(msg.error.code, COPIES_CODE ? msg.edgeError?.code : undefined, "msg.error.code");
+  return msg.edgeError?.code;
+}
+
 module.exports = {
   helper,
+  caughtCode,
   NODES,
   CORE,
   load,
