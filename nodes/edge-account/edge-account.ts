@@ -1,12 +1,13 @@
 // The config node: base URL, company and credentials, and the one EdgeClient (connection pool,
 // rate limit) plus what every node using this account shares: the per-device merge queue, the
-// inbox poller and the device-name cache. Its editor's "Test connection" is test-connection.ts.
+// inbox poller, the stream watcher and the device-name cache. Its editor's "Test connection" is test-connection.ts.
 import type { NodeAPI } from "node-red";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
 import { KeyedQueue } from "../lib/account/keyed-queue";
 import { InboxPoller } from "../lib/commands/inbox-poller";
 import { DeviceNames } from "../lib/device/names";
+import { StreamWatcher } from "../lib/events/stream-watcher";
 import type { AccountNode } from "../lib/account/lookup";
 import { describe, translator } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
@@ -29,6 +30,7 @@ export = function (RED: NodeAPI): void {
       self.client = new EdgeClient(settingsOf(RED, def, this.credentials));
       self.poller = new InboxPoller(self.client);
       self.names = new DeviceNames(self.client);
+      self.watcher = new StreamWatcher(self.client);
     } catch (err) {
       self.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
@@ -36,6 +38,7 @@ export = function (RED: NodeAPI): void {
     }
     this.on("close", (_removed: boolean, done: () => void) => {
       self.poller?.close();
+      self.watcher?.close();
       void (self.client?.close() ?? Promise.resolve()).then(() => {
         done();
       });

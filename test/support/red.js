@@ -13,6 +13,7 @@ const NODES = {
   sendCommand: require("../../dist/nodes/edge-send-command/edge-send-command.js"),
   listEvents: require("../../dist/nodes/edge-list-events/edge-list-events.js"),
   awaitCommand: require("../../dist/nodes/edge-await-command/edge-await-command.js"),
+  watchEvents: require("../../dist/nodes/edge-watch-events/edge-watch-events.js"),
 };
 const ALL = Object.values(NODES);
 const CORE = {

@@ -5,6 +5,7 @@ import type { EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { DeviceNames } from "../device/names";
+import type { StreamWatcher } from "../events/stream-watcher";
 import type { KeyedQueue } from "./keyed-queue";
 
 /** What an `edge-account` node exposes to the nodes that use it. */
@@ -17,6 +18,8 @@ export interface Account {
   readonly poller: InboxPoller | undefined;
   /** Device ids turned into the names that stream paths need. */
   readonly names: DeviceNames | undefined;
+  /** Shared reads of the streams that edge-watch-events nodes watch. */
+  readonly watcher: StreamWatcher | undefined;
 }
 
 export type AccountNode = Node<{ user?: string; token?: string }> & Account;

@@ -1,0 +1,264 @@
+// Starts a flow on every new event of a stream: one message per event, oldest first, each event
+// once while the node runs. The reading is shared per stream and account (lib/events/
+// stream-watcher.ts); this node chooses where to start, sends, keeps its position in node context
+// so that `resume` continues after a redeploy or a restart, and shows how the watch is doing.
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
+import { EdgeError } from "../lib/api/errors";
+import type { DeviceEvent } from "../lib/api/types";
+import { clientOf } from "../lib/account/lookup";
+import { positionFrom } from "../lib/events/position";
+import type { Position } from "../lib/events/position";
+import { MAX_READ_EVENTS } from "../lib/events/stream-watcher";
+import type { ReadResult, StartFrom, StreamRef, Watch } from "../lib/events/stream-watcher";
+import { describe, translator } from "../lib/node-red/i18n";
+import type { Translate } from "../lib/node-red/i18n";
+import { checkInteger } from "../lib/node-red/validate";
+
+interface WatchEventsDef extends NodeDef {
+  account: string;
+  stream: string;
+  interval: number | string;
+  /** "new", "resume" or "last". */
+  start: string;
+  last: number | string;
+  /** A context store's name; empty = Node-RED's default store. */
+  store: string;
+}
+
+const DEFAULT_INTERVAL_MS = 5000;
+const MIN_INTERVAL_MS = 250;
+const MAX_INTERVAL_MS = 86_400_000;
+const DEFAULT_LAST = 10;
+/** The key of the position in node context. */
+const KEY = "position";
+
+interface Saved extends Position {
+  /** The stream the position belongs to: a changed Stream property starts afresh. */
+  stream: string;
+}
+
+function blank(value: unknown): boolean {
+  return (
+    value === undefined || value === null || (typeof value === "string" && value.trim() === "")
+  );
+}
+
+/** The node's settings, checked at deploy (there is no message to fail instead). */
+function settingsOf(def: WatchEventsDef) {
+  // Absent in a flow file written by hand: a property is not guaranteed to be there.
+  const stream = typeof def.stream === "string" ? def.stream.trim() : "";
+  if (!stream) throw new EdgeError("stream-empty");
+  const start = blank(def.start) ? "new" : def.start;
+  if (start !== "new" && start !== "resume" && start !== "last")
+    throw new EdgeError("bad-mode", { mode: start });
+  const intervalMs = checkInteger(
+    blank(def.interval) ? DEFAULT_INTERVAL_MS : def.interval,
+    "interval",
+    MIN_INTERVAL_MS,
+    MAX_INTERVAL_MS,
+  );
+  const last =
+    start === "last"
+      ? checkInteger(blank(def.last) ? DEFAULT_LAST : def.last, "last", 1, MAX_READ_EVENTS)
+      : DEFAULT_LAST;
+  const ref: StreamRef = stream.startsWith("/") ? { path: stream } : { streamId: stream };
+  const store = blank(def.store) ? undefined : def.store.trim();
+  return { stream, ref, start, intervalMs, last, store };
+}
+
+/** hh:mm:ss of a creation date, in the runtime's time zone. */
+function clock(ms: number): string {
+  return new Date(ms).toTimeString().slice(0, 8);
+}
+
+/** Short enough for a status: the HTTP status of a refusal, else the error code. */
+function reason(err: EdgeError): string {
+  return err.status !== undefined && err.status >= 300 ? `HTTP ${err.status}` : err.code;
+}
+
+/** The node's part in a shared watch: what it sends, saves and shows. */
+class NodeWatch implements Watch {
+  private count = 0;
+  private lastDate: number | undefined;
+  private failing = false;
+  private shown = "";
+  private closed = false;
+  unwatch: (() => void) | undefined;
+
+  constructor(
+    private readonly node: Node,
+    private readonly t: Translate,
+    private readonly settings: ReturnType<typeof settingsOf>,
+  ) {}
+
+  get intervalMs(): number {
+    return this.settings.intervalMs;
+  }
+
+  start(from: StartFrom, watcher: { watch: (s: StreamRef, w: Watch, f: StartFrom) => () => void }) {
+    if (this.closed) return;
+    this.status({
+      fill: "green",
+      shape: "ring",
+      text: this.t("edge-watch-events.status.starting"),
+    });
+    this.unwatch = watcher.watch(this.settings.ref, this, from);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unwatch?.();
+    this.unwatch = undefined;
+  }
+
+  onRead({ events, position, moved, gap }: ReadResult): void {
+    if (this.closed) return;
+    events.forEach((event, i) => {
+      this.send(event, gap && i === 0);
+    });
+    if (moved) this.save(position);
+    this.failing = false;
+    const last = events.at(-1);
+    if (last) {
+      this.count += events.length;
+      this.lastDate = last.creationDate;
+    }
+    const params = {
+      count: this.count,
+      time: this.lastDate === undefined ? "" : clock(this.lastDate),
+    };
+    if (gap) {
+      this.node.warn(
+        this.t("edge-watch-events.warn.gap", {
+          stream: this.settings.stream,
+          time: last ? clock(last.creationDate) : "",
+        }),
+      );
+      this.status({
+        fill: "yellow",
+        shape: "dot",
+        text: this.t("edge-watch-events.status.gap", params),
+      });
+    } else if (last || !this.shown.startsWith("yellow")) {
+      // A gap stays shown until the next events; anything else (starting, a failed read that
+      // recovered) turns back to green.
+      this.status(
+        this.count === 0
+          ? { fill: "green", shape: "ring", text: this.t("edge-watch-events.status.watching") }
+          : {
+              fill: "green",
+              shape: "dot",
+              text: this.t("edge-watch-events.status.events", params),
+            },
+      );
+    }
+  }
+
+  onError(err: EdgeError, lasting: boolean, retryInMs: number): void {
+    if (this.closed) return;
+    const message = describe(this.t, err);
+    if (lasting) {
+      this.unwatch = undefined;
+      this.node.error(this.t("edge-watch-events.errors.stopped", { message }));
+      this.status({
+        fill: "red",
+        shape: "ring",
+        text: this.t("edge-watch-events.status.stopped", { reason: reason(err) }),
+      });
+      return;
+    }
+    // Logged once per run of failures: a watch read every second must not flood the log.
+    if (!this.failing)
+      this.node.warn(
+        this.t("edge-watch-events.warn.failed", { message, seconds: Math.ceil(retryInMs / 1000) }),
+      );
+    this.failing = true;
+    this.status({
+      fill: "red",
+      shape: "ring",
+      text: this.t("edge-watch-events.status.failed", { reason: reason(err) }),
+    });
+  }
+
+  private send(event: DeviceEvent, gap: boolean): void {
+    const topic = typeof event.path === "string" && event.path ? event.path : this.settings.stream;
+    const msg: NodeMessage & { eventId: string; gap?: boolean } = {
+      payload: event,
+      topic,
+      eventId: event.id,
+    };
+    if (gap) msg.gap = true;
+    this.node.send(msg);
+  }
+
+  private save(position: Position): void {
+    const saved: Saved = { stream: this.settings.stream, date: position.date, ids: position.ids };
+    const { store } = this.settings;
+    this.node.context().set(KEY, saved, store as string, (err?: Error) => {
+      if (err) this.node.warn(this.t("edge-watch-events.warn.save", { message: String(err) }));
+    });
+  }
+
+  /** Sets the status only when it changed: 200 watches reading every second stay quiet. */
+  private status(status: NodeStatus): void {
+    const shown = `${status.fill}|${status.shape}|${String(status.text)}`;
+    if (shown === this.shown) return;
+    this.shown = shown;
+    this.node.status(status);
+  }
+}
+
+export = function (RED: NodeAPI): void {
+  const t = translator(RED, "edge-watch-events");
+
+  function EdgeWatchEventsNode(this: Node, def: WatchEventsDef) {
+    RED.nodes.createNode(this, def);
+    let settings: ReturnType<typeof settingsOf>;
+    let watcher: NonNullable<ReturnType<typeof clientOf>["account"]["watcher"]>;
+    try {
+      settings = settingsOf(def);
+      const { account } = clientOf(RED, def.account);
+      if (!account.watcher) throw account.configError ?? new EdgeError("no-account");
+      watcher = account.watcher;
+    } catch (caught) {
+      const err =
+        caught instanceof EdgeError
+          ? caught
+          : new EdgeError("bad-config", { detail: String(caught) });
+      this.error(describe(t, err));
+      this.status({
+        fill: "red",
+        shape: "ring",
+        text: t("edge-watch-events.status.stopped", { reason: err.code }),
+      });
+      return;
+    }
+    const watch = new NodeWatch(this, t, settings);
+    this.on("close", (_removed: boolean, done: () => void) => {
+      watch.close();
+      done();
+    });
+
+    const begin = (saved: unknown): void => {
+      const found = positionFrom(saved);
+      const sameStream =
+        typeof saved === "object" && saved !== null && (saved as Saved).stream === settings.stream;
+      let from: StartFrom;
+      if (settings.start === "resume" && found && sameStream)
+        from = { kind: "position", position: found };
+      else if (settings.start === "last") from = { kind: "last", count: settings.last };
+      else from = { kind: "new" };
+      watch.start(from, watcher);
+    };
+    if (settings.start !== "resume") {
+      begin(undefined);
+      return;
+    }
+    this.context().get(KEY, settings.store as string, (err: Error | undefined, value: unknown) => {
+      if (err) this.warn(t("edge-watch-events.warn.load", { message: String(err) }));
+      begin(err ? undefined : value);
+    });
+  }
+
+  RED.nodes.registerType("edge-watch-events", EdgeWatchEventsNode);
+};

@@ -1,0 +1,305 @@
+// One read per stream per interval, shared by every watch on that stream through one account: 200
+// watch nodes on 100 streams cost the API 100 reads per interval, at the shortest interval among
+// each stream's watches. Owned by the account, like the inbox poller.
+//
+// A read lists the stream from the top, newest first, a page at a time, until every watch on it
+// has what it needs (an event older than its position, or the stream's end), at most
+// MAX_READ_EVENTS events. Each watch then gets the events after its own position, oldest first,
+// and its new position. A read either completes for everyone or changes nothing, so a failed or
+// truncated page never moves a position past an event that was not delivered; and since every
+// read starts at the top again, events pushed from one page into the next while paging are seen
+// twice and dropped by id, never missed.
+import type { CallOptions, EdgeClient } from "../api/client";
+import { EdgeError } from "../api/errors";
+import type { DeviceEvent } from "../api/types";
+import { advance, chronological, headOf, isAfter, reaches } from "./position";
+import type { Listing, Position } from "./position";
+
+/** A stream by id or, through the documented `GET /event?path=` fall-back, by path. */
+export interface StreamRef {
+  streamId?: string;
+  path?: string;
+}
+
+/** Where a watch starts: a saved position, the stream's head, or its newest `count` events. */
+export type StartFrom =
+  { kind: "position"; position: Position } | { kind: "new" } | { kind: "last"; count: number };
+
+export interface ReadResult {
+  /** The events after the watch's position, oldest first. */
+  events: DeviceEvent[];
+  position: Position;
+  /** The position is new (the watch started, or events were handed over): save it. */
+  moved: boolean;
+  /** Events between the old position and the first of `events` are gone (see reaches()). */
+  gap: boolean;
+}
+
+export interface Watch {
+  readonly intervalMs: number;
+  /** After every successful read, also one that found nothing new. */
+  onRead(result: ReadResult): void;
+  /**
+   * A read failed. `lasting` (credentials or stream refused): the watch has been removed. Else the
+   * next read comes in `retryInMs`.
+   */
+  onError(err: EdgeError, lasting: boolean, retryInMs: number): void;
+}
+
+/** The first page is small: between two reads of a quiet stream, few events arrive. */
+const FIRST_PAGE = 10;
+/** Later pages, in a burst. Real clients used limits up to 10,000; 100 is safe for any server. */
+const PAGE = 100;
+/** The bound of one read: past it the rest is reported as a gap. */
+export const MAX_READ_EVENTS = 10_000;
+const MAX_BACKOFF_MS = 60_000;
+
+/** Refusals that the next read would meet again: the watch stops until the next deploy. */
+export function isLasting(err: EdgeError): boolean {
+  return (
+    err.code === "auth" ||
+    err.code === "not-found" ||
+    err.code === "bad-config" ||
+    err.status === 400 ||
+    err.status === 410
+  );
+}
+
+class Entry {
+  removed = false;
+  constructor(
+    readonly watch: Watch,
+    public from: StartFrom,
+  ) {}
+}
+
+/** What `entry` still needs from a listing before the read may stop. */
+function satisfied(entry: Entry, l: Listing): boolean {
+  if (l.ended) return true;
+  const from = entry.from;
+  switch (from.kind) {
+    case "position":
+      return from.position.date !== null && l.oldest < from.position.date;
+    case "new":
+      return l.oldest < l.newest;
+    case "last":
+      return l.events.length >= from.count && l.oldest < l.newest;
+  }
+}
+
+function resolve(entry: Entry, listing: Listing): ReadResult {
+  const from = entry.from;
+  if (from.kind === "new") {
+    return { events: [], position: headOf(listing), moved: true, gap: false };
+  }
+  if (from.kind === "last") {
+    const events = chronological(listing.events.slice(0, from.count));
+    return { events, position: advance(null, events, listing), moved: true, gap: false };
+  }
+  const pos = from.position;
+  const ids = new Set(pos.ids);
+  const events = chronological(listing.events.filter((e) => isAfter(e, pos, ids)));
+  return {
+    events,
+    position: events.length > 0 ? advance(pos, events, listing) : pos,
+    moved: events.length > 0,
+    gap: events.length > 0 && !reaches(listing, pos, ids),
+  };
+}
+
+class StreamWatch {
+  private readonly entries = new Set<Entry>();
+  /** Watches added while a read runs: they join the next one, which starts right after. */
+  private joining: Entry[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+  private stopped = false;
+  private failures = 0;
+  private lastStart = -Infinity;
+  private readonly controller = new AbortController();
+  private readonly call: CallOptions;
+  reads = 0;
+
+  constructor(
+    private readonly client: EdgeClient,
+    private readonly stream: StreamRef,
+    private readonly onIdle: () => void,
+  ) {
+    this.call = { signal: this.controller.signal };
+  }
+
+  add(watch: Watch, from: StartFrom): Entry {
+    const entry = new Entry(watch, from);
+    if (this.reading) this.joining.push(entry);
+    else {
+      this.entries.add(entry);
+      this.readSoon();
+    }
+    return entry;
+  }
+
+  remove(entry: Entry): void {
+    entry.removed = true;
+    this.entries.delete(entry);
+    this.joining = this.joining.filter((e) => e !== entry);
+    if (this.entries.size === 0 && this.joining.length === 0) this.stop();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.controller.abort();
+    this.onIdle();
+  }
+
+  /** A method, not a field read: the compiler must not assume it unchanged across an await. */
+  private isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private interval(): number {
+    let ms = Infinity;
+    for (const e of this.entries) ms = Math.min(ms, e.watch.intervalMs);
+    for (const e of this.joining) ms = Math.min(ms, e.watch.intervalMs);
+    return ms;
+  }
+
+  /** A watch was added: read now (its start must be taken when it starts), once per tick. */
+  private readSoon(): void {
+    if (this.reading || this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.read(), 0);
+  }
+
+  private schedule(extraMs: number): void {
+    if (this.reading || this.stopped || this.entries.size === 0) return;
+    clearTimeout(this.timer);
+    // Start to start, so that a slow read does not stretch the interval.
+    const due = Math.max(0, this.lastStart + this.interval() - performance.now()) + extraMs;
+    this.timer = setTimeout(() => void this.read(), due);
+  }
+
+  private page(start: number, limit: number): Promise<DeviceEvent[]> {
+    const page = { start, limit };
+    return this.stream.streamId !== undefined
+      ? this.client.listEvents(this.stream.streamId, page, this.call)
+      : this.client.listEventsByPath(this.stream.path ?? "", page, this.call);
+  }
+
+  /** Pages from the top until every entry is satisfied, the stream ends or the bound is hit. */
+  private async list(group: Entry[]): Promise<Listing> {
+    const listing: Listing = { events: [], oldest: Infinity, newest: -Infinity, ended: false };
+    const seen = new Set<string>();
+    let wanted = FIRST_PAGE;
+    for (const e of group) if (e.from.kind === "last") wanted = Math.max(wanted, e.from.count + 1);
+    let limit = Math.min(wanted, PAGE);
+    let start = 0;
+    for (;;) {
+      const page = await this.page(start, limit);
+      for (const e of page) {
+        // An event without an id or a date cannot be placed: it is skipped, not guessed at.
+        if (typeof e.id !== "string" || typeof e.creationDate !== "number") continue;
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+        listing.events.push(e);
+        listing.oldest = Math.min(listing.oldest, e.creationDate);
+        listing.newest = Math.max(listing.newest, e.creationDate);
+      }
+      // `limit` is a maximum: a shorter page is the end of the stream, as for edge-list-events.
+      if (page.length < limit) listing.ended = true;
+      if (group.every((e) => satisfied(e, listing))) return listing;
+      if (listing.events.length >= MAX_READ_EVENTS) return listing;
+      start += page.length;
+      limit = PAGE;
+    }
+  }
+
+  private async read(): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped || this.reading || this.entries.size === 0) return;
+    this.reading = true;
+    this.lastStart = performance.now();
+    this.reads++;
+    const group = [...this.entries];
+    let extra = 0;
+    try {
+      const listing = await this.list(group);
+      this.failures = 0;
+      for (const entry of group) {
+        if (entry.removed || this.isStopped()) continue;
+        const result = resolve(entry, listing);
+        entry.from = { kind: "position", position: result.position };
+        entry.watch.onRead(result);
+      }
+    } catch (caught) {
+      if (this.isStopped()) return;
+      const err =
+        caught instanceof EdgeError
+          ? caught
+          : new EdgeError("network", { origin: this.client.origin, detail: String(caught) });
+      if (isLasting(err)) {
+        const all = [...this.entries, ...this.joining];
+        this.stop();
+        for (const entry of all) entry.watch.onError(err, true, 0);
+        return;
+      }
+      this.failures++;
+      extra = Math.min(this.interval() * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+      const retryIn = this.interval() + extra;
+      for (const entry of group) if (!entry.removed) entry.watch.onError(err, false, retryIn);
+    } finally {
+      this.reading = false;
+      if (!this.isStopped()) {
+        const joined = this.joining;
+        this.joining = [];
+        for (const e of joined) this.entries.add(e);
+        if (joined.length > 0 && extra === 0) this.readSoon();
+        else this.schedule(extra);
+      }
+    }
+  }
+}
+
+/** Owned by the account: every stream being watched through it. */
+export class StreamWatcher {
+  private readonly watches = new Map<string, StreamWatch>();
+
+  constructor(private readonly client: EdgeClient) {}
+
+  /** Starts handing the stream's new events to `watch`; the returned function stops it. */
+  watch(stream: StreamRef, watch: Watch, from: StartFrom): () => void {
+    const key = stream.streamId !== undefined ? `id:${stream.streamId}` : `path:${stream.path}`;
+    let w = this.watches.get(key);
+    if (!w) {
+      const created = new StreamWatch(this.client, stream, () => {
+        if (this.watches.get(key) === created) this.watches.delete(key);
+      });
+      this.watches.set(key, created);
+      w = created;
+    }
+    const shared = w;
+    const entry = shared.add(watch, from);
+    return () => {
+      shared.remove(entry);
+    };
+  }
+
+  /** Streams being read right now (for tests and the benchmark). */
+  get size(): number {
+    return this.watches.size;
+  }
+
+  /** Reads started since each stream's watch began, summed (for tests and the benchmark). */
+  get reads(): number {
+    let n = 0;
+    for (const w of this.watches.values()) n += w.reads;
+    return n;
+  }
+
+  close(): void {
+    for (const w of [...this.watches.values()]) w.stop();
+    this.watches.clear();
+  }
+}
