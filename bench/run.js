@@ -8,7 +8,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { machine } = require("./lib/stats");
 
-const SECTIONS = ["commands", "waiting", "reading", "load"];
+const SECTIONS = ["commands", "waiting", "watching", "reading", "load"];
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));
@@ -84,6 +84,29 @@ function targets(r) {
       w.markerToOutputMs.max <= limit,
     );
   }
+  if (r.watching) {
+    const w = r.watching;
+    const reads = w.readsPerStreamPerInterval;
+    add(
+      "Watching: reads per stream per interval (max over runs)",
+      fmt(reads.max, 2),
+      "<= 1 (one per stream)",
+      reads.max <= 1.05,
+    );
+    const limit = w.intervalMs + 50;
+    add(
+      "Watching: event to message p99 (max over runs)",
+      `${fmt(w.latencyP99Ms.max)} ms`,
+      `<= ${limit} ms`,
+      w.latencyP99Ms.max <= limit,
+    );
+    add(
+      "Watching: duplicates / missing messages",
+      `${w.duplicates} / ${w.missing}`,
+      "0 / 0",
+      w.duplicates === 0 && w.missing === 0,
+    );
+  }
   if (r.reading) {
     const [small, large] = r.reading.sizes;
     const a = r.reading.modes[`split-${small}`].liveHeapDuringMB;
@@ -155,6 +178,31 @@ function report(m, r, checks) {
           "marker to output p50 / p99 / max",
           `${fmt(w.markerToOutputMs.p50)} / ${fmt(w.markerToOutputMs.p99)} / ${fmt(w.markerToOutputMs.max)} ms`,
         ],
+      ]),
+    );
+  }
+  if (r.watching) {
+    const w = r.watching;
+    lines.push(
+      "",
+      `Watching: ${w.watches} edge-watch-events nodes on ${w.streams} streams, interval ${w.intervalMs} ms, ${fmt(w.events)} events per run; min / median / max of ${w.runs} runs`,
+    );
+    const mmm = (v, d = 0, unit = "") =>
+      `${fmt(v.min, d)} / ${fmt(v.median, d)} / ${fmt(v.max, d)}${unit}`;
+    lines.push(
+      table([
+        ["measure", "min / median / max"],
+        ["reads per stream per interval, events arriving", mmm(w.readsPerStreamPerInterval, 2)],
+        ["reads per stream per interval, quiet", mmm(w.quietReadsPerStreamPerInterval, 2)],
+        ["reads per second (page 0)", mmm(w.readsPerSec, 1)],
+        ["requests per second (all pages)", mmm(w.requestsPerSec, 1)],
+        ["runtime CPU per read, quiet", mmm(w.cpuUsPerRead, 0, " µs")],
+        ["event creation to message p50", mmm(w.latencyP50Ms, 0, " ms")],
+        ["event creation to message p99", mmm(w.latencyP99Ms, 0, " ms")],
+        ["event creation to message max", mmm(w.latencyMaxMs, 0, " ms")],
+        ["heap per watch node", mmm(w.heapBytesPerWatch, 0, " B")],
+        ["heap per inactive debug node (reference)", mmm(w.heapBytesPerDebugNode, 0, " B")],
+        ["duplicates / missing messages", `${w.duplicates} / ${w.missing}`],
       ]),
     );
   }

@@ -38,7 +38,13 @@ async function startRuntime() {
     logging: { console: { level: "warn", metrics: false, audit: false } },
   });
   await RED.start();
-  const types = ["edge-account", "edge-send-command", "edge-await-command", "edge-list-events"];
+  const types = [
+    "edge-account",
+    "edge-send-command",
+    "edge-await-command",
+    "edge-list-events",
+    "edge-watch-events",
+  ];
   for (const type of types) {
     if (!RED.nodes.getType(type)) throw new Error(`Node-RED did not load ${type}`);
   }

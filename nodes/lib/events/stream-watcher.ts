@@ -125,7 +125,9 @@ class StreamWatch {
     private readonly stream: StreamRef,
     private readonly onIdle: () => void,
   ) {
-    this.call = { signal: this.controller.signal };
+    // The poll lane: served before commands but with a start window of its own, so that a
+    // hundred watched streams neither wait behind a command backlog nor use up its budget.
+    this.call = { signal: this.controller.signal, lane: "poll" };
   }
 
   add(watch: Watch, from: StartFrom): Entry {
@@ -192,8 +194,13 @@ class StreamWatch {
   private async list(group: Entry[]): Promise<Listing> {
     const listing: Listing = { events: [], oldest: Infinity, newest: -Infinity, ended: false };
     const seen = new Set<string>();
+    // Enough for one request in the usual case: a position's page must reach past the events that
+    // share its date, and `last` N must see N + 1.
     let wanted = FIRST_PAGE;
-    for (const e of group) if (e.from.kind === "last") wanted = Math.max(wanted, e.from.count + 1);
+    for (const { from } of group) {
+      if (from.kind === "last") wanted = Math.max(wanted, from.count + 1);
+      if (from.kind === "position") wanted = Math.max(wanted, from.position.ids.length + FIRST_PAGE);
+    }
     let limit = Math.min(wanted, PAGE);
     let start = 0;
     for (;;) {
