@@ -13,11 +13,13 @@ const path = require("node:path");
 const ROOT = path.resolve(__dirname, "..");
 const PKG = require(path.join(ROOT, "package.json"));
 const HOST = "127.0.0.1";
-const USAGE = `usage: npm start -- [--port <n>] [--sim-port <n>] [--command-delay <ms>] [--user-dir <dir>]
+const USAGE = `usage: npm start -- [--port <n>] [--sim-port <n>] [--command-delay <ms>] [--telemetry <ms>]
+                      [--user-dir <dir>]
 
   --port <n>            Node-RED editor port (default 1880; or EDGE_PORT)
   --sim-port <n>        simulator port (default 8686; or EDGE_SIM_PORT)
   --command-delay <ms>  the simulated devices' delay before each inbox marker (default 300)
+  --telemetry <ms>      how often sensor-hub reports into /demo/telemetry (default 3000; 0 = never)
   --user-dir <dir>      Node-RED user directory (default .node-red-data; or EDGE_USER_DIR)
 
 Delete the user directory to deploy the examples again on the next start.
@@ -30,6 +32,7 @@ function parseArgs(argv, env) {
     port: env.EDGE_PORT ?? "1880",
     simPort: env.EDGE_SIM_PORT ?? "8686",
     commandDelay: "300",
+    telemetry: "3000",
     userDir: env.EDGE_USER_DIR ?? path.join(ROOT, ".node-red-data"),
     help: false,
   };
@@ -37,6 +40,7 @@ function parseArgs(argv, env) {
     "--port": "port",
     "--sim-port": "simPort",
     "--command-delay": "commandDelay",
+    "--telemetry": "telemetry",
     "--user-dir": "userDir",
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -62,6 +66,9 @@ function parseArgs(argv, env) {
   if (!/^\d+$/.test(options.commandDelay) || Number(options.commandDelay) > 600000)
     throw new UsageError(`--command-delay must be a whole number of ms up to 600000`);
   options.commandDelay = Number(options.commandDelay);
+  if (!/^\d+$/.test(options.telemetry) || Number(options.telemetry) > 3600000)
+    throw new UsageError(`--telemetry must be a whole number of ms up to 3600000`);
+  options.telemetry = Number(options.telemetry);
   options.userDir = path.resolve(options.userDir);
   return options;
 }
@@ -307,6 +314,7 @@ async function main() {
     port: options.simPort,
     host: HOST,
     commandDelayMs: options.commandDelay,
+    telemetryMs: options.telemetry,
   });
 
   const flowFile = path.join(options.userDir, "flows.json");

@@ -4,14 +4,16 @@
 import { start, type Simulator, type SimulatorOptions } from "./index";
 
 const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] [--command-delay <ms>]
+                    [--telemetry <ms>]
 
   --port <n>            port to listen on (default 8686; 0 picks a free port)
   --host <addr>         address to bind (default 127.0.0.1)
   --seed <file>         seed JSON file (default: the bundled simulator/seed.json)
   --command-delay <ms>  delay before each inbox marker (default 20)
+  --telemetry <ms>      sensor-hub reports into /<company>/telemetry this often (default 0: never)
 `;
 
-const FLAGS = ["--port", "--host", "--seed", "--command-delay"];
+const FLAGS = ["--port", "--host", "--seed", "--command-delay", "--telemetry"];
 
 class UsageError extends Error {}
 
@@ -45,6 +47,9 @@ function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
         break;
       case "--command-delay":
         options.commandDelayMs = integer(flag, value, 600000);
+        break;
+      case "--telemetry":
+        options.telemetryMs = integer(flag, value, 3_600_000);
         break;
       default:
         throw new UsageError(`unknown option: ${arg}`);

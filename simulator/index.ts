@@ -7,6 +7,7 @@ import type { MarkerStyle } from "./commands";
 import type { Stats } from "./control";
 import { SimulatorServer } from "./server";
 import type { SeedData } from "./store";
+import { Telemetry } from "./telemetry";
 
 export type { MarkerStyle } from "./commands";
 export type { RequestRecord, Stats } from "./control";
@@ -28,6 +29,8 @@ export interface SimulatorOptions {
   quiet?: boolean;
   /** Serve HTTPS with this PEM key and certificate; `url` then starts with https://. */
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /** sensor-hub reports into /<company>/telemetry every this many ms; 0 (the default) = never. */
+  telemetryMs?: number;
 }
 
 export interface Simulator {
@@ -65,7 +68,12 @@ export async function start(options: SimulatorOptions = {}): Promise<Simulator> 
     options.quiet ?? false,
     options.tls,
   );
+  const telemetryMs = options.telemetryMs ?? 0;
+  if (!Number.isFinite(telemetryMs) || telemetryMs < 0)
+    throw new RangeError("telemetryMs must be >= 0");
   const port = await server.listen(options.port ?? 0, host);
+  const telemetry = new Telemetry(() => server.store, telemetryMs);
+  if (telemetryMs > 0) telemetry.start();
   const company = server.store.defaultCompany;
   const user = company.users.at(0);
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -76,6 +84,9 @@ export async function start(options: SimulatorOptions = {}): Promise<Simulator> 
     user: user?.name ?? "",
     token: user?.token ?? "",
     stats: () => server.stats.snapshot(),
-    close: () => server.close(),
+    close: () => {
+      telemetry.stop();
+      return server.close();
+    },
   };
 }

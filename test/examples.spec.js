@@ -5,8 +5,8 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { control } = require("./simulator-helpers");
-const { helper, load, withRedAndSimulator } = require("./support/red");
+const { control, sleep, waitFor } = require("./simulator-helpers");
+const { helper, load, statuses, withRedAndSimulator } = require("./support/red");
 
 const EXAMPLES = path.join(__dirname, "..", "examples");
 const TOKEN = "demo-token-0123456789abcdef";
@@ -16,6 +16,7 @@ const OURS = [
   "edge-send-command",
   "edge-list-events",
   "edge-await-command",
+  "edge-watch-events",
 ];
 const CORE_FILES = {
   inject: "common/20-inject.js",
@@ -24,6 +25,9 @@ const CORE_FILES = {
   comment: "common/90-comment.js",
   function: "function/10-function.js",
   join: "sequence/17-split.js",
+  switch: "function/10-switch.js",
+  change: "function/15-change.js",
+  rbe: "function/rbe.js",
 };
 const core = (type) => require(`@node-red/nodes/core/${CORE_FILES[type]}`);
 
@@ -97,7 +101,7 @@ describe("examples", function () {
   describe("as files", function () {
     it("should hold only flow arrays with a tab, each listed under Import > Examples", function () {
       const examples = readExamples();
-      assert.ok(examples.length >= 4, `only ${examples.length} examples`);
+      assert.ok(examples.length >= 5, `only ${examples.length} examples`);
       for (const { file, flow } of examples) {
         assert.ok(Array.isArray(flow), `${file} is not an array`);
         assert.ok(
@@ -244,6 +248,42 @@ describe("examples", function () {
       assert.ok(events.payload.length <= 5);
       const commands = await fetch(`${env.sim.url}/_sim/devices/lcd-board`).then((r) => r.json());
       assert.equal(commands.pendingCommands, 0);
+      assert.equal(seen.fault.length + seen["timed out"].length + seen.error.length, 0);
+    });
+
+    it("should switch the pump on a telemetry threshold, only when it changes, and await each result", async function () {
+      const flow = example("05-watch-telemetry-threshold-command.json");
+      const { debugged, seen } = await run(flow, env.sim);
+      const watch = flow.find((n) => n.type === "edge-watch-events");
+      const shown = statuses(helper.getNode(watch.id));
+      await waitFor(() => shown.some((s) => s.text === "watching"), {
+        timeoutMs: 10000,
+        what: "the watch to start",
+      });
+      // What sensor-hub reports with the simulator's --telemetry, one reading at a time.
+      const report = (temperature) =>
+        control(env.sim, "POST", "/events", {
+          path: "/demo/telemetry",
+          elems: { temperature, humidity: 42, device: "sensor-hub" },
+        });
+      await report(24.1);
+      const [off] = await debugged("complete", 1, 10000);
+      assert.equal(off.command.device, "pump-3");
+      await report(25.6);
+      const [, on] = await debugged("complete", 2, 10000);
+      assert.match(JSON.stringify(on.payload.elems), /COMMAND_COMPLETE/);
+      // Still above the threshold: no new command.
+      await report(25.9);
+      await debugged("telemetry", 3, 10000);
+      // Give a wrong third command time to show up (as noMessage does elsewhere).
+      await sleep(1000);
+      const pump = await control(env.sim, "GET", "/devices/pump-3");
+      assert.equal(pump.json.streams.command.count, 2, "commands sent");
+      assert.equal(seen.complete.length, 2);
+      assert.deepEqual(
+        seen.telemetry.map((m) => m.payload.elems.temperature),
+        [24.1, 25.6, 25.9],
+      );
       assert.equal(seen.fault.length + seen["timed out"].length + seen.error.length, 0);
     });
   });

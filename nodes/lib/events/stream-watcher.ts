@@ -115,7 +115,9 @@ class StreamWatch {
   private reading = false;
   private stopped = false;
   private failures = 0;
-  private lastStart = -Infinity;
+  /** When the current or last read was due: reads keep to this grid, late timers do not add up. */
+  private lastDue = -Infinity;
+  private due = -Infinity;
   private readonly controller = new AbortController();
   private readonly call: CallOptions;
   reads = 0;
@@ -172,15 +174,20 @@ class StreamWatch {
   private readSoon(): void {
     if (this.reading || this.stopped) return;
     clearTimeout(this.timer);
+    this.due = performance.now();
     this.timer = setTimeout(() => void this.read(), 0);
   }
 
   private schedule(extraMs: number): void {
     if (this.reading || this.stopped || this.entries.size === 0) return;
     clearTimeout(this.timer);
-    // Start to start, so that a slow read does not stretch the interval.
-    const due = Math.max(0, this.lastStart + this.interval() - performance.now()) + extraMs;
-    this.timer = setTimeout(() => void this.read(), due);
+    const now = performance.now();
+    // Start to start, on the grid of the first read: a slow read or a late timer does not stretch
+    // the next interval. After a long stall the grid starts again from now.
+    let due = this.lastDue + this.interval() + extraMs;
+    if (due < now - this.interval()) due = now;
+    this.due = due;
+    this.timer = setTimeout(() => void this.read(), Math.max(0, due - now));
   }
 
   private page(start: number, limit: number): Promise<DeviceEvent[]> {
@@ -227,7 +234,7 @@ class StreamWatch {
     this.timer = undefined;
     if (this.stopped || this.reading || this.entries.size === 0) return;
     this.reading = true;
-    this.lastStart = performance.now();
+    this.lastDue = this.due;
     this.reads++;
     const group = [...this.entries];
     let extra = 0;
