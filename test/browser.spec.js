@@ -25,6 +25,7 @@ const FLOW_TYPES = [
   "edge-send-command",
   "edge-list-events",
   "edge-await-command",
+  "edge-watch-events",
 ];
 const ARGS = [
   "--headless",
@@ -194,7 +195,7 @@ describe("the editor in a browser", function () {
     assert.ok(checked >= 4, `${type}: only ${checked} translated texts`);
   }
 
-  it("should show the four flow nodes in the edge device palette category with their icons", async function () {
+  it("should show the flow nodes in the edge device palette category with their icons", async function () {
     const header = page.locator("#red-ui-palette-header-edge_device");
     assert.equal((await header.innerText()).trim(), "edge device");
     for (const type of FLOW_TYPES) {
@@ -255,6 +256,7 @@ describe("the editor in a browser", function () {
       "edge-send-command": { target: "device", device: "lcd-board", ttl: "10000" },
       "edge-list-events": { stream: "/demo/telemetry", mode: "page", limit: "2", start: "0" },
       "edge-await-command": { inbox: "", timeout: "", interval: "250" },
+      "edge-watch-events": { stream: "/demo/telemetry", interval: "1000", start: "new", store: "" },
     };
     for (const type of FLOW_TYPES) {
       const node = nodes.find((n) => n.type === type);
@@ -270,6 +272,22 @@ describe("the editor in a browser", function () {
         assert.match(await page.locator("#node-input-elems-editor").innerText(), /\{\{payload\}\}/);
       if (type === "edge-list-events")
         assert.equal(await page.locator("#node-input-maxEvents").isVisible(), false);
+      if (type === "edge-watch-events") {
+        // Last only matters for start "last"; the store select lists the configured stores.
+        assert.equal(await page.locator("#node-input-last").isVisible(), false);
+        await page.locator("#node-input-start").selectOption("last");
+        assert.equal(await page.locator("#node-input-last").inputValue(), "10");
+        assert.equal(await page.locator("#node-input-last").isVisible(), true);
+        await page.locator("#node-input-start").selectOption("new");
+        const stores = await page
+          .locator("#node-input-store option")
+          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+        const context = await page.evaluate(() => RED.settings.context);
+        assert.deepEqual(stores, [
+          ["", `default store (${context.default})`],
+          ...context.stores.map((name) => [name, name]),
+        ]);
+      }
       await checkTranslated(type, ".red-ui-tray");
       await showHelpFor(type);
       await shot(`edit-${type}`);
