@@ -206,7 +206,8 @@ class StreamWatch {
     let wanted = FIRST_PAGE;
     for (const { from } of group) {
       if (from.kind === "last") wanted = Math.max(wanted, from.count + 1);
-      if (from.kind === "position") wanted = Math.max(wanted, from.position.ids.length + FIRST_PAGE);
+      if (from.kind === "position")
+        wanted = Math.max(wanted, from.position.ids.length + FIRST_PAGE);
     }
     let limit = Math.min(wanted, PAGE);
     let start = 0;
