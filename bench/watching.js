@@ -19,6 +19,28 @@ const EVENTS = 2000;
 const SPREAD_MS = 10_000;
 const QUIET_MS = 5000;
 
+/**
+ * Reads per stream per interval from the simulator's log: per stream, the page-0 requests over
+ * the time between its first and last one (window edges would cut whole rounds of reads, since
+ * the streams' reads start together), averaged over the streams.
+ */
+function readsPerInterval(log, t0, t1) {
+  const byStream = new Map();
+  for (const r of log) {
+    if (r.method !== "GET" || r.time < t0 || r.time > t1 || !/[?&]start=0(&|$)/.test(r.url))
+      continue;
+    const key = r.url.replace(/[?&](start|limit)=\d+/g, "");
+    const times = byStream.get(key) ?? [];
+    times.push(r.time);
+    byStream.set(key, times);
+  }
+  const rates = [...byStream.values()]
+    .filter((t) => t.length > 1)
+    .map((t) => ((t.length - 1) * INTERVAL_MS) / (t.at(-1) - t[0]));
+  if (byStream.size !== STREAMS) throw new Error(`${byStream.size} streams read, not ${STREAMS}`);
+  return rates.reduce((a, b) => a + b, 0) / rates.length;
+}
+
 function gcHeap() {
   if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
   for (let i = 0; i < 3; i++) global.gc();
@@ -94,9 +116,7 @@ async function once(sim, red, run, quick) {
   const quietReads = watcher.reads - readsQ;
   const q1 = Date.now();
   const quietLog = await sim.control("GET", "/requests?limit=10000");
-  const quietPageZero = quietLog.filter(
-    (r) => r.method === "GET" && r.time >= q0 && r.time <= q1 && /[?&]start=0(&|$)/.test(r.url),
-  ).length;
+  const quietPerInterval = readsPerInterval(quietLog, q0, q1);
 
   // Events at an even pace, round robin over the streams; every node's message is timed.
   const latencies = [];
@@ -134,9 +154,8 @@ async function once(sim, red, run, quick) {
   const seconds = (t1 - t0) / 1000;
   const missing = events * PER_STREAM - latencies.length + duplicates;
   const result = {
-    readsPerStreamPerInterval: pageZero / STREAMS / (seconds / (INTERVAL_MS / 1000)),
-    quietReadsPerStreamPerInterval:
-      quietPageZero / STREAMS / ((q1 - q0) / 1000 / (INTERVAL_MS / 1000)),
+    readsPerStreamPerInterval: readsPerInterval(log, t0, t1),
+    quietReadsPerStreamPerInterval: quietPerInterval,
     readsPerSec: pageZero / seconds,
     requestsPerSec: inWindow.length / seconds,
     cpuUsPerRead: (cpuQuiet.user + cpuQuiet.system) / quietReads,
