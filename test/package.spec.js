@@ -145,7 +145,7 @@ describe("the packed package in a fresh Node-RED", function () {
     );
   });
 
-  it("should list the five node types under the package in /nodes, enabled", async function () {
+  it("should list every node type of package.json under the package in /nodes, enabled", async function () {
     const sets = await fetch(`${red.url}/nodes`, { headers: { accept: "application/json" } }).then(
       (r) => r.json(),
     );
