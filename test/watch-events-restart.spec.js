@@ -58,7 +58,8 @@ function flows(sim, stream, sink) {
       z: "t1",
       account: "acc",
       stream: stream.path,
-      interval: 250,
+      // Read at each start only: what arrives afterwards can only come from a resumed position.
+      interval: 86400000,
       start: "resume",
       last: 10,
       store: "file",
@@ -86,10 +87,10 @@ function flows(sim, stream, sink) {
   ];
 }
 
-async function deploy(red, nodes) {
+async function deploy(red, nodes, type = "full") {
   const res = await fetch(`${red.url}/flows`, {
     method: "POST",
-    headers: { "content-type": "application/json", "node-red-deployment-type": "full" },
+    headers: { "content-type": "application/json", "node-red-deployment-type": type },
     body: JSON.stringify(nodes),
   });
   assert.ok(res.ok, `deploy: HTTP ${res.status} ${await res.text()}`);
@@ -137,7 +138,7 @@ describe("edge-watch-events resume across Node-RED restarts", function () {
       what: `${n} events at the collector (got ${sink.got.events.length})`,
     });
 
-  it("should deliver what arrived while Node-RED was down, once, also when it stopped before the first event", async function () {
+  it("should deliver what arrived while Node-RED was down or the node redeployed, once, also when it stopped before the first event", async function () {
     const res = await control(sim, "POST", "/streams", { path: `/${sim.company}/restarts` });
     assert.equal(res.status, 201, res.text);
     const stream = res.json;
@@ -152,17 +153,24 @@ describe("edge-watch-events resume across Node-RED restarts", function () {
     await red.stop();
     await add("while down 1", 4);
 
-    // Run 2: the four that arrived while it was down, then one live.
+    // Run 2: the four that arrived while it was down; then two more, sent by the node that a
+    // "modified nodes" deploy puts in its place, from the position the first one saved.
     red = await startNodeRed({ userDir, settings: SETTINGS });
     await eventsArrived(4);
-    await add("live 2", 1);
-    await eventsArrived(5);
+    await add("before the redeploy", 2);
+    const current = await (await fetch(`${red.url}/flows`)).json();
+    await deploy(
+      red,
+      current.map((n) => (n.id === "w1" ? { ...n, name: "renamed" } : n)),
+      "nodes",
+    );
+    await eventsArrived(6);
     await red.stop();
     await add("while down 2", 6);
 
     // Run 3: only the six.
     red = await startNodeRed({ userDir, settings: SETTINGS });
-    await eventsArrived(11);
+    await eventsArrived(12);
     await sleep(1500);
     await red.stop();
     red = undefined;
@@ -170,10 +178,11 @@ describe("edge-watch-events resume across Node-RED restarts", function () {
     const rounds = sink.got.events.map((e) => `${e.round}#${e.seq}`);
     assert.deepEqual(rounds, [
       ...[0, 1, 2, 3].map((i) => `while down 1#${i}`),
-      "live 2#0",
+      "before the redeploy#0",
+      "before the redeploy#1",
       ...[0, 1, 2, 3, 4, 5].map((i) => `while down 2#${i}`),
     ]);
-    assert.equal(new Set(sink.got.events.map((e) => e.id)).size, 11, "an event came twice");
+    assert.equal(new Set(sink.got.events.map((e) => e.id)).size, 12, "an event came twice");
     assert.ok(sink.got.events.every((e) => !e.gap));
     // The position lives in the store's files, under the node's id.
     const files = fs.readdirSync(`${userDir}/context`, { recursive: true }).join(" ");

@@ -111,8 +111,17 @@ class NodeWatch implements Watch {
     this.unwatch = undefined;
   }
 
-  onRead({ events, position, moved, gap }: ReadResult): void {
+  onRead(result: ReadResult): void {
     if (this.closed) return;
+    try {
+      this.deliver(result);
+    } catch (err) {
+      // Not expected from send or context; logged rather than lost in the shared watcher.
+      this.node.error(String(err));
+    }
+  }
+
+  private deliver({ events, position, moved, gap }: ReadResult): void {
     events.forEach((event, i) => {
       this.send(event, gap && i === 0);
     });

@@ -231,6 +231,20 @@ class StreamWatch {
     }
   }
 
+  /** Each watch gets its part of a completed read; one that throws does not keep the others'. */
+  private hand(group: Entry[], listing: Listing): void {
+    for (const entry of group) {
+      if (entry.removed || this.isStopped()) continue;
+      const result = resolve(entry, listing);
+      entry.from = { kind: "position", position: result.position };
+      try {
+        entry.watch.onRead(result);
+      } catch {
+        // The watch's own failure (its node reports it); the read itself succeeded.
+      }
+    }
+  }
+
   private async read(): Promise<void> {
     this.timer = undefined;
     if (this.stopped || this.reading || this.entries.size === 0) return;
@@ -242,12 +256,7 @@ class StreamWatch {
     try {
       const listing = await this.list(group);
       this.failures = 0;
-      for (const entry of group) {
-        if (entry.removed || this.isStopped()) continue;
-        const result = resolve(entry, listing);
-        entry.from = { kind: "position", position: result.position };
-        entry.watch.onRead(result);
-      }
+      this.hand(group, listing);
     } catch (caught) {
       if (this.isStopped()) return;
       const err =
