@@ -71,6 +71,8 @@ interface ApiRequest {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The longest timer Node.js keeps: a longer one fires after 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Less of the budget than this missing from an attempt's timeout is not worth a shorter timer. */
+const JITTER_MS = 20;
 /**
  * Largest answer read by default. An answer is held as text and then as parsed objects (several
  * times its size), for every request in flight: eight 60 MB answers once took 1.6 GB of heap.
@@ -355,9 +357,10 @@ export class EdgeClient {
       const release =
         this.limiter.tryAcquire(opts.lane) ??
         (await this.queue(signal, deadline, req.method, path, opts.lane));
-      // The last attempt's timer is what is left of the budget when that is the shorter.
+      // An attempt's timer is what is left of the budget when that is shorter than the timeout;
+      // a few ms less is the time taken to get here, and the attempt keeps its timeout.
       const left = Math.ceil(deadline.at - performance.now());
-      const cutShort = left < this.timeoutMs;
+      const cutShort = left < this.timeoutMs - JITTER_MS;
       try {
         if (left <= 0) throw this.overdue(deadline, req.method, path, false);
         const attempt = {
@@ -394,7 +397,8 @@ export class EdgeClient {
     const onAbort = (): void => {
       controller.abort(signal.reason);
     };
-    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
     const wait = Math.min(MAX_TIMEOUT_MS, Math.max(0, Math.ceil(deadline.at - performance.now())));
     const timer = setTimeout(() => {
       controller.abort(this.overdue(deadline, method, path, false));
