@@ -1,6 +1,8 @@
-// A CPU profile of the runtime under the command benchmark: runs commands.js --only=node with
-// --cpu-prof, then prints the functions with the most self time, all code and ours apart.
-// Usage: node bench/profile.js [--variant=node|handBuilt|undici] [--target=runtime|sim] [--top=25]
+// A CPU profile of the runtime under the command benchmark: runs one mode of commands.js with one
+// peer (BENCH_PEERS) under --cpu-prof, then prints the functions with the most self time, all
+// code and ours apart.
+// Usage: node bench/profile.js [--mode=window|burst|defaults] [--variant=node|handBuilt|undici]
+//        [--target=runtime|sim] [--top=25]
 "use strict";
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -10,6 +12,7 @@ const args = process.argv.slice(2);
 const arg = (name, fallback) =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const variant = arg("variant", "node");
+const mode = arg("mode", "window");
 const top = Number(arg("top", "25"));
 const target = arg("target", "runtime");
 const dir = path.join(__dirname, "results");
@@ -26,13 +29,18 @@ function profile() {
     [
       "--cpu-prof",
       `--cpu-prof-dir=${dir}`,
+      "--expose-gc",
       path.join(__dirname, "commands.js"),
-      `--only=${variant}`,
+      `--only=${mode}`,
     ],
     {
       stdio: ["ignore", "ignore", "inherit"],
       timeout: 600000,
-      env: { ...process.env, BENCH_SIM_PROFILE: target === "sim" ? simDir : "" },
+      env: {
+        ...process.env,
+        BENCH_PEERS: variant,
+        BENCH_SIM_PROFILE: target === "sim" ? simDir : "",
+      },
     },
   );
   const from = target === "sim" ? simDir : dir;

@@ -10,6 +10,7 @@ const { startSimulator } = require("./lib/sim");
 const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
 const { median, percentile, round, sleep } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
+const { fmt, mmm, table } = require("./lib/format");
 
 const STREAMS = 100;
 const PER_STREAM = 2;
@@ -216,5 +217,48 @@ async function measure({ quick }) {
   }
 }
 
-module.exports = { measure };
+function report(w) {
+  return [
+    `Watching: ${w.watches} edge-watch-events nodes on ${w.streams} streams, interval ${w.intervalMs} ms, ${fmt(w.events)} events per run; min / median / max of ${w.runs} runs`,
+    table([
+      ["measure", "min / median / max"],
+      ["reads per stream per interval, events arriving", mmm(w.readsPerStreamPerInterval, 2)],
+      ["reads per stream per interval, quiet", mmm(w.quietReadsPerStreamPerInterval, 2)],
+      ["reads per second (page 0)", mmm(w.readsPerSec, 1)],
+      ["requests per second (all pages)", mmm(w.requestsPerSec, 1)],
+      ["runtime CPU per read, quiet", mmm(w.cpuUsPerRead, 0, " µs")],
+      ["event creation to message p50", mmm(w.latencyP50Ms, 0, " ms")],
+      ["event creation to message p99", mmm(w.latencyP99Ms, 0, " ms")],
+      ["event creation to message max", mmm(w.latencyMaxMs, 0, " ms")],
+      ["heap per watch node", mmm(w.heapBytesPerWatch, 0, " B")],
+      ["heap per inactive debug node (reference)", mmm(w.heapBytesPerDebugNode, 0, " B")],
+      ["duplicates / missing messages", `${w.duplicates} / ${w.missing}`],
+    ]),
+  ];
+}
+
+function targets(w, add) {
+  const reads = w.readsPerStreamPerInterval;
+  add(
+    "Watching: reads per stream per interval (max over runs)",
+    fmt(reads.max, 2),
+    "<= 1 (one per stream)",
+    reads.max <= 1.05,
+  );
+  const limit = w.intervalMs + 50;
+  add(
+    "Watching: event to message p99 (max over runs)",
+    `${fmt(w.latencyP99Ms.max)} ms`,
+    `<= ${limit} ms`,
+    w.latencyP99Ms.max <= limit,
+  );
+  add(
+    "Watching: duplicates / missing messages",
+    `${w.duplicates} / ${w.missing}`,
+    "0 / 0",
+    w.duplicates === 0 && w.missing === 0,
+  );
+}
+
+module.exports = { measure, report, targets };
 if (require.main === module) runSection("watching", measure);

@@ -137,6 +137,30 @@ describe("simulator control interface", function () {
     );
   });
 
+  it("adds a list of events to several streams in one request, or none if one is bad", async function () {
+    await control(sim, "POST", "/streams", { path: "/demo/list-a" });
+    const b = (await control(sim, "POST", "/streams", { path: "/demo/list-b" })).json;
+    const res = await control(sim, "POST", "/events", {
+      events: [
+        { path: "/demo/list-a", elems: { n: 1 } },
+        { streamId: b.id, elems: { n: 2 } },
+        { path: "/demo/list-a", elems: { n: 3 } },
+      ],
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.json.added, 3);
+    const a = await control(sim, "GET", "/streams?path=/demo/list-a");
+    assert.equal(a.json.count, 2);
+    const bad = await control(sim, "POST", "/events", {
+      events: [
+        { path: "/demo/list-b", elems: { n: 4 } },
+        { path: "/demo/none", elems: { n: 5 } },
+      ],
+    });
+    assert.equal(bad.status, 400);
+    assert.equal((await control(sim, "GET", "/streams?path=/demo/list-b")).json.count, 1);
+  });
+
   it("answers 404 for an unknown control route", async function () {
     assert.equal((await control(sim, "GET", "/nothing")).status, 404);
   });

@@ -8,7 +8,6 @@ const fs = require("node:fs");
 const http = require("node:http");
 const os = require("node:os");
 const path = require("node:path");
-const { performance } = require("node:perf_hooks");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
@@ -107,74 +106,92 @@ function sinkNode(id, z) {
   };
 }
 
+/** A catch node for `scope` (node ids), wired to `sink`: errors counted where a user sees them. */
+function catchNode(id, z, scope, sink) {
+  return { id, z, type: "catch", scope, uncaught: false, wires: [[sink]] };
+}
+
 /**
- * Drives `total` messages into `entry` with at most `window` in flight; a message counts as done
- * when it reaches one of `sinks`. Resolves with {elapsedMs, latencies, errors}.
+ * Drives `total` messages into `entry` with at most `window` in flight (`window >= total` is a
+ * burst: every message is handed over at once). A message ends when it reaches one of `sinks`
+ * (an output) or one of `errorSinks` (through a catch node); both are counted, and a message that
+ * ends twice or never fails the run. Resolves with {elapsedMs, cpuMs, latencies, outputs, errors}.
  */
-function drive({ entry, sinks, total, window, make, timeoutMs = 120000, errorsFrom = [] }) {
+function drive({ entry, sinks, errorSinks = [], total, window, make, timeoutMs = 120000 }) {
   return new Promise((resolve, reject) => {
+    const startedAt = new Float64Array(total);
+    const ended = new Uint8Array(total);
     const latencies = new Float64Array(total);
-    const startedAt = new Map();
     let sent = 0;
     let finished = 0;
+    let outputs = 0;
     let errors = 0;
-    const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
+    let twice = 0;
+    let t0 = 0;
+    let cpu0;
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`drive: ${finished}/${total} within ${timeoutMs} ms (${errors} errors)`));
+      reject(
+        new Error(`drive: ${finished}/${total} ended within ${timeoutMs} ms (${errors} errors)`),
+      );
     }, timeoutMs);
     const next = () => {
       if (sent >= total) return;
       const i = sent++;
       const msg = make(i);
       msg._benchIndex = i;
-      startedAt.set(i, performance.now());
+      startedAt[i] = performance.now();
       entry.receive(msg);
     };
-    const onOut = (msg) => {
-      const i = msg._benchIndex;
-      const t = startedAt.get(i);
-      if (t === undefined) return;
-      startedAt.delete(i);
-      latencies[finished++] = performance.now() - t;
+    const end = (msg, isError) => {
+      const i = msg?._benchIndex;
+      if (typeof i !== "number") return;
+      if (ended[i]) {
+        twice++;
+        return;
+      }
+      ended[i] = 1;
+      if (isError) errors++;
+      else outputs++;
+      latencies[finished++] = performance.now() - startedAt[i];
       if (finished === total) {
-        cleanup();
         const elapsedMs = performance.now() - t0;
         const cpu = process.cpuUsage(cpu0);
-        const cpuMs = (cpu.user + cpu.system) / 1000;
-        resolve({ elapsedMs, cpuMs, latencies: Array.from(latencies), errors });
+        cleanup();
+        // Let a second ending of the last messages show before the run is judged.
+        setImmediate(() => {
+          if (twice) reject(new Error(`drive: ${twice} messages ended twice`));
+          else
+            resolve({
+              elapsedMs,
+              cpuMs: (cpu.user + cpu.system) / 1000,
+              latencies: Array.from(latencies),
+              outputs,
+              errors,
+            });
+        });
         return;
       }
       next();
     };
-    const onError = (text, msg) => {
-      errors++;
-      if (msg && typeof msg === "object") onOut(msg);
-    };
-    const listeners = sinks.map((s) => {
-      const fn = (msg, _send, done) => {
-        onOut(msg);
-        done?.();
-      };
-      s.on("input", fn);
-      return [s, fn];
-    });
-    const restore = errorsFrom.map((n) => {
-      const original = n.error;
-      n.error = function (text, msg) {
-        onError(text, msg);
-        return original.call(this, text, msg);
-      };
-      return () => (n.error = original);
-    });
+    const listen = (nodes, isError) =>
+      nodes.map((s) => {
+        const fn = (msg, _send, done) => {
+          end(msg, isError);
+          done?.();
+        };
+        s.on("input", fn);
+        return [s, fn];
+      });
+    const listeners = [...listen(sinks, false), ...listen(errorSinks, true)];
     function cleanup() {
       clearTimeout(timer);
       for (const [s, fn] of listeners) s.removeListener("input", fn);
-      for (const r of restore) r();
     }
+    t0 = performance.now();
+    cpu0 = process.cpuUsage();
     for (let k = 0; k < window; k++) next();
   });
 }
 
-module.exports = { startRuntime, accountNode, sinkNode, drive, ROOT };
+module.exports = { startRuntime, accountNode, sinkNode, catchNode, drive, ROOT };

@@ -26,12 +26,37 @@ function round(value, digits = 0) {
   return Math.round(value * f) / f;
 }
 
+/** {min, median, max} of the runs' values, rounded: how every figure of the bench is given. */
+function spread(values, digits = 0) {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return { min: null, median: null, max: null };
+  return {
+    min: round(Math.min(...finite), digits),
+    median: round(median(finite), digits),
+    max: round(Math.max(...finite), digits),
+  };
+}
+
+/** CPU time (user + system) of this process since `since` (a process.cpuUsage()), in ms. */
+function cpuMs(since) {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+}
+
+/** A full collection, so one run's garbage is not billed to the next. */
+function collect() {
+  if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
+  global.gc();
+  global.gc();
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
     cpu: cpus[0]?.model?.trim() ?? "unknown",
     cpus: typeof os.availableParallelism === "function" ? os.availableParallelism() : cpus.length,
     memoryGB: round(os.totalmem() / 2 ** 30, 1),
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     nodeRed: require("node-red/package.json").version,
@@ -41,4 +66,4 @@ function machine() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-module.exports = { percentile, median, round, machine, sleep };
+module.exports = { percentile, median, round, spread, cpuMs, collect, machine, sleep };
