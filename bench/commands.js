@@ -285,7 +285,7 @@ async function measure({ quick, only }) {
           }
           samples[name].push(f);
         }
-        if (!samples.node[k] || !samples.undici[k]) continue;
+        if (!samples.node?.[k] || !samples.undici?.[k]) continue;
         const ratio = samples.node[k].msgPerSec / samples.undici[k].msgPerSec;
         progress(
           `commands ${mode} run ${k + 1}/${runs}: node ${round(samples.node[k].msgPerSec)} msg/s ` +
