@@ -3,6 +3,7 @@
 // asserted: only the order in which slots are given and what is refused.
 "use strict";
 const assert = require("node:assert/strict");
+const { getEventListeners } = require("node:events");
 const { RateLimiter } = require("../dist/nodes/lib/api/rate-limiter");
 
 /** Records the order in which acquire() calls get their slot. */
@@ -110,6 +111,42 @@ describe("rate limiter lanes", function () {
     first();
     (await command)();
     assert.deepEqual(r.order, ["c0", "c1"]);
+  });
+
+  it("should add one abort listener to a signal, however many calls wait with it", async function () {
+    const limiter = make({ perSecond: 0, concurrent: 1, queueMax: 1000 });
+    const release = await limiter.acquire();
+    const controller = new AbortController();
+    const waiting = Array.from({ length: 500 }, () => limiter.acquire(controller.signal));
+    assert.equal(limiter.queued, 500);
+    assert.equal(getEventListeners(controller.signal, "abort").length, 1);
+    controller.abort(new Error("all stop"));
+    for (const w of waiting) await assert.rejects(w, /all stop/);
+    assert.equal(limiter.queued, 0);
+    release();
+    // The aborted calls left no trace: the next call gets the slot at once.
+    (await limiter.acquire())();
+  });
+
+  it("should serve the calls behind an aborted one in order, and count only those", async function () {
+    const limiter = make({ perSecond: 0, concurrent: 1, queueMax: 3 });
+    const r = recorder(limiter);
+    const first = await r.take("c0");
+    const controller = new AbortController();
+    const c1 = r.take("c1");
+    const gone = limiter.acquire(controller.signal);
+    const c2 = r.take("c2");
+    controller.abort(new Error("gone"));
+    await assert.rejects(gone, /gone/);
+    assert.equal(limiter.queued, 2);
+    // The aborted call's place is free again: the queue of 3 takes one more.
+    const c3 = r.take("c3");
+    await assert.rejects(limiter.acquire(), (err) => err.code === "queue-full");
+    first();
+    (await c1)();
+    (await c2)();
+    (await c3)();
+    assert.deepEqual(r.order, ["c0", "c1", "c2", "c3"]);
   });
 
   it("should fail the waiters of both lanes on close", async function () {

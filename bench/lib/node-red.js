@@ -9,7 +9,8 @@ const http = require("node:http");
 const os = require("node:os");
 const path = require("node:path");
 
-const ROOT = path.resolve(__dirname, "..", "..");
+// BENCH_PACKAGE_ROOT points the runtime at another build of this package (bench/compare.js).
+const ROOT = path.resolve(process.env.BENCH_PACKAGE_ROOT || path.join(__dirname, "..", ".."));
 
 function makeUserDir() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-bench-"));

@@ -10,6 +10,8 @@
 // of its own (`pollPerSecond`) so a backlog of commands can neither use up its budget nor be
 // starved by it, and a queue of its own so a full command queue never refuses a poll. Under a
 // burst of 2,000 commands a first-come queue made every inbox poll wait behind 100 s of commands.
+import { follow, unfollow } from "./abort-hub";
+import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
 
 export interface RateLimit {
@@ -38,11 +40,27 @@ export type Lane = "normal" | "poll";
 
 export type Release = () => void;
 
-interface Waiter {
-  resolve: (release: Release) => void;
-  reject: (err: unknown) => void;
-  signal?: AbortSignal;
-  onAbort?: () => void;
+/**
+ * A call waiting for a slot. It follows its signal through the abort hub (one listener per
+ * signal, not one per waiter), and an aborted waiter is only marked: its queue skips it later.
+ */
+class Waiter implements AbortFollower {
+  cancelled = false;
+  /** False once the queue handed it a slot (or a close its error). */
+  queued = true;
+
+  constructor(
+    readonly resolve: (release: Release) => void,
+    readonly reject: (err: unknown) => void,
+    readonly signal: AbortSignal | undefined,
+    private readonly queue: WaitQueue,
+  ) {}
+
+  onAbort(): void {
+    if (!this.queued) return;
+    this.queue.cancel(this);
+    this.reject(abortReason(this.signal));
+  }
 }
 
 /** Start times of the last `max` requests of a lane, a ring whose oldest entry is at `oldest`. */
@@ -72,31 +90,44 @@ class StartWindow {
   }
 }
 
-/** A first-in first-out queue of waiters that does not shift the array on every take. */
+/**
+ * A first-in first-out queue of waiters that does not shift the array on every take, and drops a
+ * cancelled waiter in O(1): it stays in place, marked, and is skipped when its turn comes.
+ */
 class WaitQueue {
   private items: Waiter[] = [];
   private head = 0;
+  private cancelled = 0;
 
   get size(): number {
-    return this.items.length - this.head;
+    return this.items.length - this.head - this.cancelled;
   }
 
   push(w: Waiter): void {
     this.items.push(w);
   }
 
+  /** The first waiter not cancelled; only called when size > 0. */
   shift(): Waiter {
-    const w = this.items[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
+    for (;;) {
+      const w = this.items[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      if (!w.cancelled) {
+        w.queued = false;
+        return w;
+      }
+      this.cancelled--;
     }
-    return w;
   }
 
-  remove(w: Waiter): void {
-    const i = this.items.indexOf(w, this.head);
-    if (i >= 0) this.items.splice(i, 1);
+  cancel(w: Waiter): void {
+    if (w.cancelled) return;
+    w.cancelled = true;
+    w.queued = false;
+    this.cancelled++;
   }
 }
 
@@ -151,14 +182,8 @@ export class RateLimiter {
       return Promise.reject(new EdgeError("queue-full", { max: this.limit.queueMax }));
     }
     return new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
-      if (signal) {
-        waiter.onAbort = () => {
-          state.queue.remove(waiter);
-          reject(abortReason(signal));
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
-      }
+      const waiter = new Waiter(resolve, reject, signal, state.queue);
+      if (signal) follow(signal, waiter);
       state.queue.push(waiter);
       this.pump();
     });
@@ -182,7 +207,7 @@ export class RateLimiter {
 
   private next(state: LaneState): Waiter {
     const w = state.queue.shift();
-    if (w.onAbort) w.signal?.removeEventListener("abort", w.onAbort);
+    if (w.signal) unfollow(w.signal, w);
     return w;
   }
 
@@ -237,8 +262,8 @@ export class RateLimiter {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error
     ? signal.reason
     : new EdgeError("aborted", { method: "*", path: "*" });
 }

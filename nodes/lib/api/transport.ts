@@ -3,6 +3,8 @@
 // may have been delivered must not be sent again (see retry.ts).
 import { EventEmitter } from "node:events";
 import type { Dispatcher, Pool as UndiciPool } from "undici";
+import { follow, unfollow } from "./abort-hub";
+import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
 
 export interface Attempt {
@@ -110,28 +112,39 @@ export function mapTransportError(
   return new EdgeError("network", { origin, detail: reason(err) }, sent);
 }
 
+/**
+ * The abort signal undici gets for one attempt. undici accepts an EventEmitter, and one costs far
+ * less than an AbortController (about 5 µs in Node 20). It fires on the attempt's timeout or when
+ * the caller's signal aborts, which it follows through the abort hub: one listener per signal.
+ */
+class AttemptAbort extends EventEmitter implements AbortFollower {
+  timedOut = false;
+  private fired = false;
+
+  onAbort(): void {
+    this.fire();
+  }
+
+  fire(): void {
+    if (this.fired) return;
+    this.fired = true;
+    this.emit("abort");
+  }
+}
+
+function onTimeout(abort: AttemptAbort): void {
+  abort.timedOut = true;
+  abort.fire();
+}
+
 /** Sends one request and reads the whole answer, within `timeoutMs`. */
 export async function send(pool: Dispatcher, origin: string, a: Attempt): Promise<RawResponse> {
-  // undici accepts an EventEmitter as the abort signal. One is made per attempt, and an
-  // AbortController costs about 5 µs in Node 20, as much as the rest of this function.
-  const abort = new EventEmitter();
-  let aborted = false;
-  const fire = (): void => {
-    if (aborted) return;
-    aborted = true;
-    abort.emit("abort");
-  };
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    fire();
-  }, a.timeoutMs);
-  const onAbort = (): void => {
-    fire();
-  };
-  a.signal?.addEventListener("abort", onAbort, { once: true });
+  const abort = new AttemptAbort();
+  const timer = setTimeout(onTimeout, a.timeoutMs, abort);
+  const signal = a.signal;
+  if (signal) follow(signal, abort);
   try {
-    if (a.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
+    if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
     const res = await pool.request({
       method: a.method,
       path: a.path,
@@ -142,9 +155,9 @@ export async function send(pool: Dispatcher, origin: string, a: Attempt): Promis
     const text = await res.body.text();
     return { status: res.statusCode, headers: res.headers, text };
   } catch (err) {
-    throw mapTransportError(err, a, origin, timedOut);
+    throw mapTransportError(err, a, origin, abort.timedOut);
   } finally {
     clearTimeout(timer);
-    a.signal?.removeEventListener("abort", onAbort);
+    if (signal) unfollow(signal, abort);
   }
 }
