@@ -5,7 +5,7 @@
 // compared is that pairing (node / undici and the CPU the node adds per message), not raw msg/s.
 // Usage: node bench/compare.js --base=/tmp/edgewire-before [--mode=burst] [--rounds=3]
 "use strict";
-const { execFileSync } = require("node:child_process");
+const { fork } = require("node:child_process");
 const path = require("node:path");
 const { median, round } = require("./lib/stats");
 
@@ -18,43 +18,52 @@ const rounds = Number(arg("rounds", "3"));
 if (!base) throw new Error("--base=<dir of the build to compare with> is required");
 
 function once(root) {
-  const out = execFileSync(
-    process.execPath,
-    ["--expose-gc", path.join(__dirname, "commands.js"), `--only=${mode}`],
-    {
-      encoding: "utf8",
-      timeout: 600000,
-      stdio: ["ignore", "pipe", "ignore"],
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, "commands.js"), [`--only=${mode}`], {
+      execArgv: ["--expose-gc"],
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
       env: { ...process.env, BENCH_PACKAGE_ROOT: root },
-    },
-  );
-  const m = JSON.parse(out).modes[mode];
-  return {
-    ratio: m.nodeVsUndici.median,
-    cpuAdded: m.cpuAddedUsPerMsg.median,
-    nodeCpu: m.peers.node.cpuUsPerMsg.median,
-    undiciCpu: m.peers.undici.cpuUsPerMsg.median,
-  };
+    });
+    let result;
+    child.on("message", (m) => (result = m.result));
+    child.on("exit", (code) => {
+      if (code !== 0 || !result) return reject(new Error(`commands.js exited with ${code}`));
+      const m = result.modes[mode];
+      resolve({
+        ratio: m.nodeVsUndici.median,
+        cpuAdded: m.cpuAddedUsPerMsg.median,
+        nodeCpu: m.peers.node.cpuUsPerMsg.median,
+        undiciCpu: m.peers.undici.cpuUsPerMsg.median,
+      });
+    });
+  });
 }
 
-const results = { before: [], after: [] };
-for (let k = 0; k < rounds; k++) {
-  const order = k % 2 === 0 ? ["before", "after"] : ["after", "before"];
-  for (const which of order) {
-    const r = once(which === "before" ? path.resolve(base) : path.resolve(__dirname, ".."));
-    results[which].push(r);
-    process.stderr.write(
-      `${mode} ${which}: node/undici ${r.ratio}x, CPU ${r.nodeCpu} vs ${r.undiciCpu} µs/msg (+${r.cpuAdded})\n`,
+async function main() {
+  const results = { before: [], after: [] };
+  for (let k = 0; k < rounds; k++) {
+    const order = k % 2 === 0 ? ["before", "after"] : ["after", "before"];
+    for (const which of order) {
+      const r = await once(which === "before" ? path.resolve(base) : path.resolve(__dirname, ".."));
+      results[which].push(r);
+      process.stderr.write(
+        `${mode} ${which}: node/undici ${r.ratio}x, CPU ${r.nodeCpu} vs ${r.undiciCpu} µs/msg (+${r.cpuAdded})\n`,
+      );
+    }
+  }
+  const sum = (list, key) => {
+    const v = list.map((r) => r[key]);
+    return `${round(Math.min(...v), 2)} / ${round(median(v), 2)} / ${round(Math.max(...v), 2)}`;
+  };
+  for (const which of ["before", "after"]) {
+    process.stdout.write(
+      `${mode} ${which}: node/undici ${sum(results[which], "ratio")}x; CPU added ${sum(results[which], "cpuAdded")} µs/msg` +
+        ` (min / median / max of ${rounds} processes' medians of 5 paired runs)\n`,
     );
   }
 }
-const sum = (list, key) => {
-  const v = list.map((r) => r[key]);
-  return `${round(Math.min(...v), 2)} / ${round(median(v), 2)} / ${round(Math.max(...v), 2)}`;
-};
-for (const which of ["before", "after"]) {
-  process.stdout.write(
-    `${mode} ${which}: node/undici ${sum(results[which], "ratio")}x; CPU added ${sum(results[which], "cpuAdded")} µs/msg` +
-      ` (min / median / max of ${rounds} processes' medians of 5 paired runs)\n`,
-  );
-}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});

@@ -6,7 +6,7 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { Device } from "../lib/api/types";
 import { merge, replace } from "../lib/device/merge";
-import { clientOf } from "../lib/account/lookup";
+import { clientOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkPatch, checkState } from "../lib/node-red/validate";
@@ -22,6 +22,7 @@ export = function (RED: NodeAPI): void {
   function EdgeDeviceStateNode(this: Node, def: DeviceStateDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "get";
+    // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(RED, this, "edge-device-state", async (msg, { call, t }) => {
       const { client, account } = clientOf(RED, def.account);
       const device = resolveTarget(def.device, msg, "deviceId", "device-empty");
@@ -41,7 +42,7 @@ export = function (RED: NodeAPI): void {
       msg.device = result;
       const keys = Object.keys(result.state).length;
       return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { device, keys }) };
-    });
+    }).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-device-state", EdgeDeviceStateNode);

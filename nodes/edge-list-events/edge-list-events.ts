@@ -5,7 +5,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { CallOptions } from "../lib/api/client";
 import type { DeviceEvent, Page } from "../lib/api/types";
-import { clientOf } from "../lib/account/lookup";
+import { clientOf, intakeOf } from "../lib/account/lookup";
 import { pages } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
@@ -33,6 +33,7 @@ export = function (RED: NodeAPI): void {
   function EdgeListEventsNode(this: Node, def: ListEventsDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "page";
+    // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(RED, this, "edge-list-events", async (msg, { call, t, send, signal }) => {
       const { client } = clientOf(RED, def.account);
       const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
@@ -126,7 +127,7 @@ export = function (RED: NodeAPI): void {
         return { status: () => t("edge-list-events.status.split", { count: index }) };
       }
       throw new EdgeError("bad-mode", { mode });
-    });
+    }).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-list-events", EdgeListEventsNode);

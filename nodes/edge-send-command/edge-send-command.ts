@@ -4,7 +4,7 @@
 // needs to find the command's markers.
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import type { DeviceEvent, EventMetadata } from "../lib/api/types";
-import { clientOf } from "../lib/account/lookup";
+import { clientOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { renderJson } from "../lib/node-red/render";
 import { resolveTarget } from "../lib/node-red/target";
@@ -37,6 +37,7 @@ export = function (RED: NodeAPI): void {
   function EdgeSendCommandNode(this: Node, def: SendCommandDef) {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
+    // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(RED, this, "edge-send-command", async (msg, { call, t }) => {
       const { client, names } = clientOf(RED, def.account);
       const elems = elemsOf(msg, def.elems || "");
@@ -78,7 +79,7 @@ export = function (RED: NodeAPI): void {
         send: msg,
         status: () => t("edge-send-command.status.sent", { id: event?.id ?? "?" }),
       };
-    });
+    }).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-send-command", EdgeSendCommandNode);

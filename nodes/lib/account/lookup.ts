@@ -6,6 +6,7 @@ import { EdgeError } from "../api/errors";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { DeviceNames } from "../device/names";
 import type { StreamWatcher } from "../events/stream-watcher";
+import type { IntakeLimit } from "../node-red/intake";
 import type { KeyedQueue } from "./keyed-queue";
 
 /** What an `edge-account` node exposes to the nodes that use it. */
@@ -34,4 +35,24 @@ export function clientOf(
   const { client, poller, names } = account;
   if (!client || !poller || !names) throw account.configError ?? new EdgeError("no-account");
   return { client, poller, names, account };
+}
+
+/**
+ * The bounded intake (handler.ts) of a node that sends through this account: as many messages at
+ * once as the account has requests in flight, as many waiting as its queue holds. Read on the
+ * first message and kept, since a changed account restarts the nodes that use it; undefined while
+ * the account is missing or invalid, so that the message runs and reports why.
+ */
+export function intakeOf(
+  RED: NodeAPI,
+  accountId: string | undefined,
+): () => IntakeLimit | undefined {
+  let limit: IntakeLimit | undefined;
+  return () => {
+    if (limit) return limit;
+    const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
+    const limits = account?.client?.limiter.limits;
+    if (limits) limit = { running: limits.concurrent, waiting: limits.queueMax };
+    return limit;
+  };
 }

@@ -156,6 +156,11 @@ export class RateLimiter {
     this.order = [poll, normal];
   }
 
+  /** The limits this limiter was made with, defaults filled in. */
+  get limits(): Readonly<RateLimit> {
+    return this.limit;
+  }
+
   /** Requests waiting for a slot, both lanes together. */
   get queued(): number {
     return this.lanes.poll.queue.size + this.lanes.normal.queue.size;

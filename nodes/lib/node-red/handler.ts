@@ -8,6 +8,8 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "
 import { EdgeError } from "../api/errors";
 import type { CallOptions } from "../api/client";
 import { describe, translator } from "./i18n";
+import { Intake } from "./intake";
+import type { IntakeLimit } from "./intake";
 import { StatusThrottle } from "./status";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
@@ -43,6 +45,11 @@ export interface HandlerOptions {
 export interface InputHandle {
   /** Cancels every message in flight; each ends with done() and no output. */
   cancelAll(): void;
+  /**
+   * Bounds the intake (intake.ts): `limit` says how many messages run at once and how many more
+   * may wait, read when a message arrives; without it (a wait, say) every message runs at once.
+   */
+  limitBy(limit: () => IntakeLimit | undefined): void;
 }
 
 const MAX_STATUS = 60;
@@ -121,7 +128,20 @@ export function handleInput(
   // Messages in flight: a count, not a set of promises, since a pending await would hold one.
   let pending = 0;
   let onIdle: (() => void) | undefined;
+  type Send = (out: Outgoing) => void;
+  type Done = (err?: Error) => void;
+  const intake = new Intake<NodeMessageInFlow, Send, Done>();
+  const start = (msg: NodeMessageInFlow, send: Send, done: Done): void => {
+    intake.running++;
+    void run(msg, generation, send, done);
+  };
+  let limitOf: (() => IntakeLimit | undefined) | undefined;
   const settled = (): void => {
+    intake.running--;
+    if (intake.waiting > 0) {
+      const limit = limitOf?.();
+      while (intake.waiting > 0 && (!limit || intake.running < limit.running)) intake.next(start);
+    }
     if (--pending === 0) onIdle?.();
   };
   // One controller for every message in flight, replaced when they are cancelled: an
@@ -197,8 +217,10 @@ export function handleInput(
     controller: AbortController,
     send: (out: Outgoing) => void,
     done: (err?: Error) => void,
+    refused?: EdgeError,
   ): Promise<void> => {
     try {
+      if (refused) throw refused;
       const result = await step(msg, {
         signal: controller.signal,
         t,
@@ -228,15 +250,27 @@ export function handleInput(
     }
   };
 
+  const busyNow = (): NodeStatus => busy(pending, t);
   node.on("input", (msg, send, done) => {
     pending++;
-    void run(msg, generation, send, done);
-    shown.soon(() => busy(pending, t));
+    const limit = limitOf?.();
+    if (!limit || intake.running < limit.running) start(msg, send, done);
+    else if (intake.waiting < limit.waiting) intake.hold(msg, send, done);
+    else {
+      intake.running++;
+      void run(msg, generation, send, done, new EdgeError("queue-full", { max: limit.waiting }));
+    }
+    shown.soon(busyNow);
   });
 
   const cancelAll = (): void => {
     generation.abort();
     generation = newGeneration();
+    // Held messages never started: they end as the cancelled ones do, with done() alone.
+    intake.drain((_msg, _send, done) => {
+      done();
+      if (--pending === 0) onIdle?.();
+    });
   };
 
   node.on("close", (_removed: boolean, done: () => void) => {
@@ -249,5 +283,10 @@ export function handleInput(
     else onIdle = finish;
   });
 
-  return { cancelAll };
+  return {
+    cancelAll,
+    limitBy: (limit) => {
+      limitOf = limit;
+    },
+  };
 }
