@@ -3,7 +3,8 @@
 // package (a copy at --base, built, with node_modules) and this one, so that drift on a shared
 // machine hits both. Each process pairs the node with the plain undici loop run by run; what is
 // compared is that pairing (node / undici and the CPU the node adds per message), not raw msg/s.
-// Usage: node bench/compare.js --base=/tmp/edgewire-before [--mode=burst] [--rounds=3]
+// Usage: node bench/compare.js --base=/tmp/edgewire-before [--after=<dir>] [--mode=burst]
+//        [--rounds=3]
 "use strict";
 const { fork } = require("node:child_process");
 const path = require("node:path");
@@ -13,6 +14,8 @@ const args = process.argv.slice(2);
 const arg = (name, fallback) =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const base = arg("base");
+// Another copy to compare with, instead of this tree (so that building here cannot disturb a run).
+const after = path.resolve(arg("after", path.join(__dirname, "..")));
 const mode = arg("mode", "burst");
 const rounds = Number(arg("rounds", "3"));
 if (!base) throw new Error("--base=<dir of the build to compare with> is required");
@@ -21,7 +24,7 @@ function once(root) {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, "commands.js"), [`--only=${mode}`], {
       execArgv: ["--expose-gc"],
-      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
       env: { ...process.env, BENCH_PACKAGE_ROOT: root },
     });
     let result;
@@ -44,7 +47,7 @@ async function main() {
   for (let k = 0; k < rounds; k++) {
     const order = k % 2 === 0 ? ["before", "after"] : ["after", "before"];
     for (const which of order) {
-      const r = await once(which === "before" ? path.resolve(base) : path.resolve(__dirname, ".."));
+      const r = await once(which === "before" ? path.resolve(base) : after);
       results[which].push(r);
       process.stderr.write(
         `${mode} ${which}: node/undici ${r.ratio}x, CPU ${r.nodeCpu} vs ${r.undiciCpu} µs/msg (+${r.cpuAdded})\n`,

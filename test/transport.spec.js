@@ -1,8 +1,12 @@
 // One HTTP attempt (transport.ts) against the simulator: the caller's abort signal reaches every
-// request in flight through a single listener, however many share it.
+// request in flight through a single listener, however many share it; and what of undici an
+// account loads.
 "use strict";
 const assert = require("node:assert/strict");
+const { execFile } = require("node:child_process");
+const { promisify } = require("node:util");
 const { getEventListeners } = require("node:events");
+const path = require("node:path");
 const { createPool, send } = require("../dist/nodes/lib/api/transport");
 const { startSim, control } = require("./simulator-helpers");
 
@@ -40,5 +44,36 @@ describe("transport", function () {
     for (const a of attempts) {
       await assert.rejects(a, (err) => err.code === "aborted" && err.mayHaveBeenSent === true);
     }
+  });
+
+  it("should load undici's pool and request() for an account, not its whole index", async function () {
+    // A fresh process: this one may have loaded anything.
+    const client = path.join(__dirname, "..", "dist", "nodes", "lib", "api", "client.js");
+    const script = `
+      const { EdgeClient } = require(${JSON.stringify(client)});
+      const c = new EdgeClient({ baseUrl: ${JSON.stringify(sim.url)}, company: "demo", token: ${JSON.stringify(sim.token)} });
+      c.listEventsByPath("/demo/telemetry", { limit: 1 }).then(
+        (events) => {
+          const loaded = Object.keys(require.cache).filter((f) => f.includes("undici"));
+          process.stdout.write(JSON.stringify({ events: events.length, loaded }));
+          return c.close();
+        },
+        (err) => { process.stdout.write(JSON.stringify({ error: String(err) })); return c.close(); },
+      );`;
+    // Not execFileSync: the simulator answering the child runs in this process.
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], {
+      encoding: "utf8",
+      timeout: 60000,
+    });
+    const out = JSON.parse(stdout);
+    assert.equal(out.error, undefined);
+    assert.equal(out.events, 1);
+    assert.ok(
+      out.loaded.some((f) => f.endsWith(path.join("undici", "lib", "dispatcher", "pool.js"))),
+    );
+    assert.ok(
+      !out.loaded.some((f) => f.endsWith(path.join("undici", "index.js"))),
+      out.loaded.join("\n"),
+    );
   });
 });

@@ -3,7 +3,10 @@
 // IPC and stays up until the parent disconnects.
 "use strict";
 const path = require("node:path");
-const { start } = require(path.resolve(__dirname, "..", "..", "dist", "simulator"));
+// The simulator of the build under test (bench/compare.js points at copies, so that building this
+// tree meanwhile cannot disturb a run).
+const root = process.env.BENCH_PACKAGE_ROOT || path.join(__dirname, "..", "..");
+const { start } = require(path.resolve(root, "dist", "simulator"));
 
 const delay = Number(process.env.BENCH_SIM_DELAY ?? 20);
 

@@ -40,16 +40,40 @@ export interface PoolOptions {
 }
 
 /**
- * undici is loaded when the first account starts, not when Node-RED loads the palette: its index
- * (fetch, WebSocket, caches and more) takes about 85 ms, most of what this package would add to
- * every start, used or not. The index is needed: it is what adds request() to the pool.
+ * undici is loaded when the first account starts, not when Node-RED loads the palette, and then
+ * only its pool and request(): the package index also loads fetch, WebSocket, caches, mocks and
+ * the rest, 130-240 ms on a cold start against about 40-55 ms for these two files, and is what
+ * made loading this package exceed 100 ms. request() is called on the pool, not added to
+ * undici's prototypes as the index does. Should a later undici move these files, the index is
+ * used instead.
  */
-let PoolClass: typeof UndiciPool | undefined;
+interface Undici {
+  Pool: typeof UndiciPool;
+  request: Dispatcher["request"];
+}
+let undici: Undici | undefined;
+
+function loadUndici(): Undici {
+  if (undici) return undici;
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const Pool = require("undici/lib/dispatcher/pool") as typeof UndiciPool;
+    const request = require("undici/lib/api/api-request") as Dispatcher["request"];
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    if (typeof Pool !== "function" || typeof request !== "function") throw new Error("layout");
+    undici = { Pool, request };
+  } catch {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const index = require("undici") as typeof import("undici");
+    // Called with the pool as `this` (send()), as the index's own prototype method expects.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    undici = { Pool: index.Pool, request: index.Pool.prototype.request };
+  }
+  return undici;
+}
 
 export function createPool(o: PoolOptions): Dispatcher {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  PoolClass ??= (require("undici") as typeof import("undici")).Pool;
-  const Pool = PoolClass;
+  const { Pool } = loadUndici();
   return new Pool(o.origin, {
     connections: o.connections,
     keepAliveTimeout: 30_000,
@@ -145,7 +169,7 @@ export async function send(pool: Dispatcher, origin: string, a: Attempt): Promis
   if (signal) follow(signal, abort);
   try {
     if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
-    const res = await pool.request({
+    const res = await loadUndici().request.call(pool, {
       method: a.method,
       path: a.path,
       headers: a.headers,
