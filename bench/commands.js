@@ -115,7 +115,7 @@ function undiciLoop(sim, workers, rate) {
     "content-type": "application/json",
   };
   return {
-    async run(count, burst) {
+    async run(count, burst, make) {
       const latencies = new Float64Array(count);
       const starts = [];
       let next = 0;
@@ -123,6 +123,8 @@ function undiciLoop(sim, workers, rate) {
       let errors = 0;
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
+      // A burst is N messages that exist at once, as the node's do; a window makes each in turn.
+      const burstMsgs = burst ? Array.from({ length: count }, (_, i) => make(i)) : undefined;
       const slot = async () => {
         if (rate === 0) return;
         for (;;) {
@@ -140,7 +142,12 @@ function undiciLoop(sim, workers, rate) {
           const i = next++;
           await slot();
           const started = burst ? t0 : performance.now();
-          const body = JSON.stringify({ path: streamPath, elems: { "/lcd/txt1": `m${i}` } });
+          let msg;
+          if (burstMsgs) {
+            msg = burstMsgs[i];
+            burstMsgs[i] = undefined;
+          } else msg = make(i);
+          const body = JSON.stringify({ path: streamPath, elems: msg.payload });
           try {
             const res = await pool.request({ method: "POST", path, headers, body });
             const parsed = JSON.parse(await res.body.text());
@@ -240,7 +247,7 @@ async function measure({ quick, only }) {
             window: Math.min(count, m.window),
             make,
           }),
-        undici: (count) => loop.run(count, !Number.isFinite(m.window)),
+        undici: (count) => loop.run(count, !Number.isFinite(m.window), make),
       };
       if (mode === "window") {
         peers.handBuilt = (count) =>

@@ -32,6 +32,8 @@ function once(root) {
     child.on("exit", (code) => {
       if (code !== 0 || !result) return reject(new Error(`commands.js exited with ${code}`));
       const m = result.modes[mode];
+      const errors = m.peers.node.errors.max + m.peers.undici.errors.max;
+      if (errors > 0) return reject(new Error(`${errors} messages failed: the run is not valid`));
       resolve({
         ratio: m.nodeVsUndici.median,
         cpuAdded: m.cpuAddedUsPerMsg.median,
