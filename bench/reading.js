@@ -1,13 +1,17 @@
-// Reading: edge-list-events over a stream of 100,000 events, in "all" mode (one message with the
-// whole array) and "split" mode (one message per event, fetched a page at a time). Measures
-// events per second and memory: the peak heap sampled during a run, and the live heap (after a
-// forced GC) at a quarter, half and three quarters of a split run, for 10,000 and for 100,000
-// events, to show that split holds a page at a time whatever the length of the stream.
+// Reading: edge-list-events over streams of 10,000 and 100,000 events, in "all" mode (one message
+// with the whole array) and "split" mode (one message per event, fetched a page at a time), with a
+// plain undici paging loop (the same pages, parsed) as the peer, the three alternating run by run.
+// Measures events per second and CPU per event (min / median / max over the runs), the ratio to
+// the plain loop per run, and memory: the peak heap sampled during a run, and the live heap (after
+// a forced GC) at a quarter, half and three quarters of a split run, to show that split holds a
+// page at a time whatever the length of the stream.
 "use strict";
 const { performance } = require("node:perf_hooks");
 const { startSimulator } = require("./lib/sim");
 const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
-const { median, round, sleep } = require("./lib/stats");
+const { Pool } = require("undici");
+const { cpuMs, median, round, sleep, spread } = require("./lib/stats");
+const { fmt, mmm, table } = require("./lib/format");
 const { runSection, progress } = require("./lib/section");
 
 const PAGE = 1000;
@@ -62,8 +66,9 @@ function listOnce(red, nodeId, sinkId, expected, { probe = false } = {}) {
       if (events >= expected) {
         sample();
         const elapsedMs = performance.now() - t0;
+        const cpu = cpuMs(cpu0);
         finish();
-        resolve({ elapsedMs, peakHeap, peakRss, live: live.length ? Math.max(...live) : NaN });
+        resolve({ elapsedMs, cpu, peakHeap, peakRss, live: live.length ? Math.max(...live) : NaN });
       }
     };
     function finish() {
@@ -73,15 +78,47 @@ function listOnce(red, nodeId, sinkId, expected, { probe = false } = {}) {
     }
     sink.on("input", onInput);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     node.receive({ payload: null });
   });
 }
 
+/** The peer: the same pages through undici, parsed, until `expected` events are read. */
+async function plainOnce(pool, sim, streamId, expected) {
+  const headers = {
+    "x-auth-token": sim.token,
+    "x-auth-user": sim.user,
+    accept: "application/json",
+  };
+  let peakHeap = 0;
+  const sampler = setInterval(() => {
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  }, 5);
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  let events = 0;
+  try {
+    for (let start = 0; events < expected; start += PAGE) {
+      const path = `/v5.0/${sim.company}/event/${streamId}?limit=${PAGE}&start=${start}`;
+      const res = await pool.request({ method: "GET", path, headers });
+      const env = JSON.parse(await res.body.text());
+      if (res.statusCode !== 200 || !Array.isArray(env.body) || env.body.length === 0) {
+        throw new Error(`plain paging: ${res.statusCode} at ${start}`);
+      }
+      events += env.body.length;
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  return { elapsedMs: performance.now() - t0, cpu: cpuMs(cpu0), peakHeap, live: NaN };
+}
+
 async function measure({ quick }) {
-  const runs = quick ? 1 : 3;
+  const runs = quick ? 2 : 5;
   const sizes = quick ? [10000, 20000] : [10000, 100000];
   const sim = await startSimulator();
   const red = await startRuntime();
+  const pool = new Pool(sim.url, { connections: 1, keepAliveTimeout: 30000 });
   try {
     const streams = {};
     for (const size of sizes) {
@@ -106,39 +143,103 @@ async function measure({ quick }) {
     // Warm-up on the small stream.
     await listOnce(red, `all-${sizes[0]}`, `sink-all-${sizes[0]}`, sizes[0]);
     await listOnce(red, `split-${sizes[0]}`, `sink-split-${sizes[0]}`, sizes[0]);
+    await plainOnce(pool, sim, streams[sizes[0]], sizes[0]);
 
     const result = {};
-    for (const mode of ["all", "split"]) {
-      for (const size of sizes) {
-        const id = `${mode}-${size}`;
-        const samples = [];
-        for (let k = 0; k < runs; k++) {
+    for (const size of sizes) {
+      const peers = {
+        all: () => listOnce(red, `all-${size}`, `sink-all-${size}`, size),
+        split: () => listOnce(red, `split-${size}`, `sink-split-${size}`, size),
+        plain: () => plainOnce(pool, sim, streams[size], size),
+      };
+      const samples = { all: [], split: [], plain: [] };
+      for (let k = 0; k < runs; k++) {
+        const order = k % 2 ? ["plain", "split", "all"] : ["all", "split", "plain"];
+        for (const name of order) {
+          await sleep(50);
+          const base = gcHeap();
+          const r = await peers[name]();
+          samples[name].push({ ...r, base });
+        }
+        progress(
+          `reading ${size}: ` +
+            Object.entries(samples)
+              .map(([n, list]) => `${n} ${round((size / list[k].elapsedMs) * 1000)} events/s`)
+              .join(", "),
+        );
+      }
+      for (const mode of ["all", "split", "plain"]) {
+        const list = samples[mode];
+        let liveHeapDuringMB = null;
+        if (mode === "split") {
           await sleep(100);
           const base = gcHeap();
-          const r = await listOnce(red, id, `sink-${id}`, size);
-          samples.push({ ...r, base });
-          progress(`reading: ${id} ${round((size / r.elapsedMs) * 1000)} events/s`);
+          const probed = await listOnce(red, `split-${size}`, `sink-split-${size}`, size, {
+            probe: true,
+          });
+          liveHeapDuringMB = round((probed.live - base) / MB, 1);
         }
-        await sleep(100);
-        const base = gcHeap();
-        const probed = await listOnce(red, id, `sink-${id}`, size, { probe: true });
-        result[id] = {
+        result[`${mode}-${size}`] = {
           mode,
           events: size,
-          eventsPerSec: round(median(samples.map((s) => (size / s.elapsedMs) * 1000))),
-          peakHeapAboveBaseMB: round(median(samples.map((s) => (s.peakHeap - s.base) / MB)), 1),
-          // "all" sends one message: its live heap is the whole array, shown by the peak.
-          liveHeapDuringMB: mode === "split" ? round((probed.live - base) / MB, 1) : null,
-          peakRssMB: round(Math.max(...samples.map((s) => s.peakRss)) / MB),
+          eventsPerSec: spread(list.map((s) => (size / s.elapsedMs) * 1000)),
+          cpuUsPerEvent: spread(
+            list.map((s) => (s.cpu * 1000) / size),
+            2,
+          ),
+          vsPlain:
+            mode === "plain"
+              ? null
+              : spread(
+                  list.map((s, k) => samples.plain[k].elapsedMs / s.elapsedMs),
+                  2,
+                ),
+          peakHeapAboveBaseMB: round(median(list.map((s) => (s.peakHeap - s.base) / MB)), 1),
+          liveHeapDuringMB,
+          peakRssMB: mode === "plain" ? null : round(Math.max(...list.map((s) => s.peakRss)) / MB),
         };
       }
     }
     return { pageSize: PAGE, sizes, runs, modes: result };
   } finally {
+    await pool.close();
     await red.stop();
     await sim.stop();
   }
 }
 
-module.exports = { measure };
+function report(r) {
+  const rows = [
+    ["mode", "events", "events/s", "CPU µs/event", "vs plain loop", "peak heap MB", "live heap MB"],
+  ];
+  for (const v of Object.values(r.modes)) {
+    rows.push([
+      v.mode === "plain" ? "plain undici paging loop" : `edge-list-events, ${v.mode}`,
+      fmt(v.events),
+      mmm(v.eventsPerSec),
+      mmm(v.cpuUsPerEvent, 2),
+      v.vsPlain ? `${mmm(v.vsPlain, 2)}x` : "",
+      fmt(v.peakHeapAboveBaseMB, 1),
+      v.liveHeapDuringMB === null ? "-" : fmt(v.liveHeapDuringMB, 1),
+    ]);
+  }
+  return [
+    `Reading: pages of ${fmt(r.pageSize)}, min / median / max of ${r.runs} runs, the three alternating`,
+    table(rows),
+  ];
+}
+
+function targets(r, add) {
+  const [small, large] = r.sizes;
+  const a = r.modes[`split-${small}`].liveHeapDuringMB;
+  const b = r.modes[`split-${large}`].liveHeapDuringMB;
+  add(
+    `Reading: split live heap, ${fmt(small)} vs ${fmt(large)} events`,
+    `${fmt(a, 1)} / ${fmt(b, 1)} MB`,
+    "flat (within 1 MB)",
+    Math.abs(b - a) <= 1,
+  );
+}
+
+module.exports = { measure, report, targets };
 if (require.main === module) runSection("reading", measure);

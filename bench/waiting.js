@@ -38,6 +38,8 @@ const SCENARIOS = {
 };
 const WATCH_INTERVALS = 2;
 const SPREAD_INTERVALS = 2;
+/** From the waits' start: time to watch, add markers and read them, with room to spare. */
+const TIMEOUT_MS = (0.5 + WATCH_INTERVALS + SPREAD_INTERVALS + 4) * INTERVAL_MS;
 /** Markers are added in this many slices per interval. */
 const SLICES_PER_INTERVAL = 20;
 
@@ -69,7 +71,7 @@ function flow(sim, s, runId) {
       account: `acc${runId}`,
       inbox: "",
       // Long enough that only a lost marker ends on the timeout output.
-      timeout: String((WATCH_INTERVALS + SPREAD_INTERVALS + 20) * INTERVAL_MS),
+      timeout: String(TIMEOUT_MS),
       interval: String(INTERVAL_MS),
       wires: [["complete"], ["fault"], ["timedOut"]],
     },
@@ -155,7 +157,7 @@ async function runOnce(sim, red, s, devices, runId) {
     if (due > Date.now()) await sleep(due - Date.now());
   }
   // Every wait ends: complete, fault or timed out; bounded by the waits' own timeout.
-  const limit = sleep((WATCH_INTERVALS + SPREAD_INTERVALS + 25) * INTERVAL_MS).then(() => "limit");
+  const limit = sleep(TIMEOUT_MS + 5 * INTERVAL_MS).then(() => "limit");
   const tail = Date.now();
   await Promise.race([allEnded, limit]);
   // CPU above the idle polling, for the time markers were arriving and being handed out.
