@@ -341,7 +341,11 @@ describe("reliability: faults, rate limits and close", function () {
         { drop: "before", count: 2 },
       ])
         await fault(env.sim, { method: "POST", path: "/event", ...spec });
-      const f = await deploy(env.sim, [command("n1")], { account: { rate: 0, concurrency: 4 } });
+      // Retries enough for one command to meet all 7 retryable faults: with 4 commands running
+      // at once (the others held by the node), the faults need not spread over several.
+      const f = await deploy(env.sim, [command("n1")], {
+        account: { rate: 0, concurrency: 4, retries: 7 },
+      });
       const ids = feed(
         f.n1,
         Array.from({ length: 30 }, (_, i) => ({ payload: { "/lcd/txt1": `c${i}` } })),

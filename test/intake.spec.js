@@ -94,6 +94,37 @@ describe("bounded intake", function () {
     );
   });
 
+  it("should count the time a message was held in its budget, and not send it once that is spent", async function () {
+    // The first command's answer comes after its whole budget (300 ms, no retries): the second,
+    // held all that time, has nothing left when its turn comes.
+    const res = await control(env.sim, "POST", "/faults", {
+      path: "/event",
+      delayMs: 3000,
+      count: 1,
+    });
+    assert.equal(res.status, 201);
+    const { n1, caught } = await start(env.sim, {
+      concurrency: "1",
+      queue: "10",
+      timeout: "300",
+      retries: "0",
+    });
+    n1.receive({ seq: 0, payload: { "/lcd/txt1": "m0" } });
+    n1.receive({ seq: 1, payload: { "/lcd/txt1": "m1" } });
+    const failed = await collect(caught, 2, 10000);
+    assert.deepEqual(
+      failed.map((m) => [m.seq, m.error.code]),
+      [
+        [0, "timeout-uncertain"],
+        [1, "deadline"],
+      ],
+    );
+    const posts = (await control(env.sim, "GET", "/requests?limit=100")).json.filter(
+      (r) => r.method === "POST",
+    );
+    assert.equal(posts.length, 1, "the held command was never sent");
+  });
+
   it("should end held messages without output or error when the node closes", async function () {
     // Each command is answered after 300 ms, so the others are still held when the flow stops.
     const res = await control(env.sim, "POST", "/faults", { path: "/event", delayMs: 300 });

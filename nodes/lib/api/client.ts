@@ -52,6 +52,11 @@ export interface CallOptions {
   lane?: Lane;
   /** The budget of an outer call (a merge) that this request is part of. */
   deadline?: Deadline;
+  /**
+   * When the message this call serves arrived (performance.now()): the budget counts from then,
+   * so that a message its node held back (bounded intake) does not get a fresh one.
+   */
+  since?: number;
   /** Told the size in bytes of each answer read (edge-list-events bounds `all` with it). */
   onAnswer?: (bytes: number) => void;
 }
@@ -437,7 +442,7 @@ export class EdgeClient {
     let deadline = opts.deadline;
     if (!deadline) {
       const ms = this.timeoutMs * (retries + 1);
-      deadline = { at: performance.now() + ms, ms };
+      deadline = { at: (opts.since ?? performance.now()) + ms, ms };
     }
     const { signal, dispose } = this.links.link(opts.signal);
     try {

@@ -131,9 +131,9 @@ export function handleInput(
   type Send = (out: Outgoing) => void;
   type Done = (err?: Error) => void;
   const intake = new Intake<NodeMessageInFlow, Send, Done>();
-  const start = (msg: NodeMessageInFlow, send: Send, done: Done): void => {
+  const start = (msg: NodeMessageInFlow, send: Send, done: Done, arrived?: number): void => {
     intake.running++;
-    void run(msg, generation, send, done);
+    void run(msg, generation, send, done, undefined, arrived);
   };
   let limitOf: (() => IntakeLimit | undefined) | undefined;
   const settled = (): void => {
@@ -218,16 +218,14 @@ export function handleInput(
     send: (out: Outgoing) => void,
     done: (err?: Error) => void,
     refused?: EdgeError,
+    arrived?: number,
   ): Promise<void> => {
     try {
       if (refused) throw refused;
-      const result = await step(msg, {
-        signal: controller.signal,
-        t,
-        send,
-        status,
-        call: callOf(controller),
-      });
+      const shared = callOf(controller);
+      // A message held by the intake spent part of its requests' budget waiting there.
+      const call = arrived === undefined ? shared : { ...shared, since: arrived };
+      const result = await step(msg, { signal: controller.signal, t, send, status, call });
       if (controller.signal.aborted) {
         end(done);
         return;
@@ -268,7 +266,7 @@ export function handleInput(
     generation = newGeneration();
     // Held messages never started: they end as the cancelled ones do, with done() alone.
     intake.drain((_msg, _send, done) => {
-      done();
+      end(done);
       if (--pending === 0) onIdle?.();
     });
   };

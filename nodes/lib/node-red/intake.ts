@@ -11,36 +11,40 @@ export interface IntakeLimit {
   waiting: number;
 }
 
-/** Messages received but not started, first in first out, three slots each in one array. */
+/**
+ * Messages received but not started, first in first out, four slots each in one array: the
+ * message, its send, its done and when it arrived (its requests' budgets count from then).
+ */
 export class Intake<M, S, D> {
   running = 0;
   private items: unknown[] = [];
   private head = 0;
 
   get waiting(): number {
-    return (this.items.length - this.head) / 3;
+    return (this.items.length - this.head) / 4;
   }
 
   hold(msg: M, send: S, done: D): void {
-    this.items.push(msg, send, done);
+    this.items.push(msg, send, done, performance.now());
   }
 
   /** Hands the oldest held message to `start`; only called when something waits. */
-  next(start: (msg: M, send: S, done: D) => void): void {
+  next(start: (msg: M, send: S, done: D, arrived: number) => void): void {
     const i = this.head;
     const msg = this.items[i] as M;
     const send = this.items[i + 1] as S;
     const done = this.items[i + 2] as D;
+    const arrived = this.items[i + 3] as number;
     this.items[i] = this.items[i + 1] = this.items[i + 2] = undefined;
-    this.head += 3;
+    this.head += 4;
     if (this.head === this.items.length) {
       this.items = [];
       this.head = 0;
-    } else if (this.head > 3072 && this.head * 2 > this.items.length) {
+    } else if (this.head > 4096 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
-    start(msg, send, done);
+    start(msg, send, done, arrived);
   }
 
   /** Hands every held message to `each`, oldest first, and forgets them. */
