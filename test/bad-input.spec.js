@@ -482,6 +482,21 @@ const BAD_INPUT = [
     "dot-name",
     /made only of dots/,
   ],
+  ["a state nested 10,000 deep", REPLACE, { payload: nested(10000) }, "bad-value", /got an object/],
+  // A failure nobody planned for is still an EdgeError with a code.
+  [
+    "a state whose getter throws",
+    REPLACE,
+    {
+      payload: {
+        get "/lcd/txt1"() {
+          throw new Error("getter failed");
+        },
+      },
+    },
+    "internal",
+    /Unexpected error: Error: getter failed/,
+  ],
 ];
 
 // Inputs that could change the request path if not encoded: [value, the segment expected].
@@ -569,6 +584,21 @@ describe("reliability: bad input and malformed answers", function () {
   const env = withRedAndSimulator();
 
   describe("bad input is a clear error to a Catch node before any request", function () {
+    // Node-RED never awaits an input listener: a rejection of ours would reach no Catch node.
+    const rejections = [];
+    const onRejection = (reason) => rejections.push(reason);
+    before(function () {
+      process.on("unhandledRejection", onRejection);
+    });
+    after(function () {
+      process.off("unhandledRejection", onRejection);
+    });
+    afterEach(async function () {
+      // Rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(rejections.splice(0).map(String), [], "an input handler rejected");
+    });
+
     for (const [what, props, msg, code, message, accountProps = {}] of BAD_INPUT) {
       it(`reports ${what} to ${props.type}${props.mode ? ` (${props.mode})` : ""} as ${code}`, async function () {
         const f = await deploy(env.sim, [{ id: "n1", ...props }], {

@@ -320,6 +320,36 @@ describe("API client", function () {
       assert.equal(sim.stats().total, 0);
     });
 
+    it("redacts any 8 or more characters of the token that a server echoes, cut or whole", async function () {
+      const http = require("node:http");
+      const token = sim.token;
+      const echo = http.createServer((req, res) => {
+        const sent = String(req.headers["x-auth-token"]);
+        res.writeHead(400, { "content-type": "application/json" });
+        const errors = [
+          `Invalid token ${sent.slice(0, 20)}…`,
+          `was ${sent.slice(5, 13)}, ${sent.slice(3, 10)} and ${sent}`,
+        ];
+        res.end(JSON.stringify({ head: { status: 400, ok: false, errors }, body: null }));
+      });
+      await new Promise((resolve) => echo.listen(0, "127.0.0.1", resolve));
+      try {
+        const err = await rejection(
+          make({ baseUrl: `http://127.0.0.1:${echo.address().port}` }).getDevice(LCD),
+        );
+        const shown = `${err.message} ${JSON.stringify(err)} ${err.stack}`;
+        for (let i = 0; i + 8 <= token.length; i++)
+          assert.ok(!shown.includes(token.slice(i, i + 8)), `"${token.slice(i, i + 8)}" shown`);
+        // Seven characters are too few to tell from ordinary text, and stay.
+        assert.match(
+          err.message,
+          /Invalid token \[REDACTED\]…; was \[REDACTED\], .{7} and \[REDACTED\]/,
+        );
+      } finally {
+        await new Promise((resolve) => echo.close(resolve));
+      }
+    });
+
     it("never puts the token in an error, even when the server echoes it", async function () {
       // The simulator never echoes a token; a server that does is the case to prove, so a tiny
       // local one plays it.

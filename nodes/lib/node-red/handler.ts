@@ -77,15 +77,19 @@ function toEdgeError(err: unknown): EdgeError {
 
 /**
  * Node-RED copies the msg for each Catch node with a recursive clone that overflows the stack at
- * about 2,500 levels of nesting (and msg.error never arrives): deeper msg properties are taken
- * out before the error is reported, and named in msg.edgeError.removed.
+ * about 2,500 levels of nesting, or throws with a getter that throws, and msg.error never
+ * arrives: such msg properties are taken out before the error is reported, and named in
+ * msg.edgeError.removed.
  */
 const MAX_MSG_DEPTH = 1000;
 /** Bounds the walk on a huge msg; it runs on the error path only. */
 const MAX_VISITS = 1_000_000;
 
-/** Whether `value` nests objects or arrays deeper than `max` levels. Iterative: no recursion. */
-function nestsDeeper(value: unknown, max: number): boolean {
+/**
+ * Whether a copy of `value` would fail: it nests objects or arrays deeper than `max` levels, or
+ * reading it throws. Iterative: no recursion.
+ */
+function uncopyable(value: unknown, max: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   const stack: [object, number][] = [[value, 1]];
   const seen = new Set<object>();
@@ -99,7 +103,8 @@ function nestsDeeper(value: unknown, max: number): boolean {
         if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
     }
   } catch {
-    // A getter or proxy that throws: nothing more can be learned by walking it.
+    // A getter or proxy that throws: the clone would throw the same way.
+    return true;
   }
   return false;
 }
@@ -109,7 +114,14 @@ function fitForCatch(msg: NodeMessageInFlow): string[] {
   const removed: string[] = [];
   for (const key of Object.keys(msg)) {
     if (key === "_msgid") continue;
-    if (nestsDeeper((msg as Record<string, unknown>)[key], MAX_MSG_DEPTH)) {
+    let bad: boolean;
+    try {
+      bad = uncopyable((msg as Record<string, unknown>)[key], MAX_MSG_DEPTH);
+    } catch {
+      // A getter on the msg itself.
+      bad = true;
+    }
+    if (bad) {
       removed.push(key);
       Reflect.deleteProperty(msg, key);
     }
