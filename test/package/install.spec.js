@@ -159,17 +159,28 @@ describe("the README's install and try-it commands", function () {
     assert.deepEqual(await installedTypes(viaGit), TYPES);
   });
 
-  it("should start the simulator with the Try it command in the user directory", async function () {
+  it("should start the simulator with the Try it command, and stop it with Ctrl-C", async function () {
     const dir = path.join(work, "tarball-user");
     if (!fs.existsSync(path.join(dir, "node_modules"))) this.skip(); // the install above failed
     const [block] = shellBlocks("Try it");
     const command = block.split("\n")[0].replace(/#.*$/, "").trim();
     assert.equal(command, "npx --no -- edgewire-sim");
+    // Its own process group, as a terminal gives a command: Ctrl-C signals the whole group (npx
+    // and the simulator it started), and so does the clean-up, so nothing outlives the test.
     const child = spawn("bash", ["-c", `exec ${command} --port 0`], {
       cwd: dir,
       env: { ...process.env, npm_config_update_notifier: "false" },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const group = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -183,7 +194,7 @@ describe("the README's install and try-it commands", function () {
             resolve(m[1]);
           }
         });
-        child.on("exit", (code) => {
+        void exited.then((code) => {
           clearTimeout(timer);
           reject(new Error(`the simulator exited with ${code}:\n${out}`));
         });
@@ -193,12 +204,22 @@ describe("the README's install and try-it commands", function () {
       });
       assert.equal(res.status, 200);
       assert.equal((await res.json()).body.name, "lcd-board");
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
+
+      group("SIGINT");
+      await exited;
+      // npx may end before the simulator it started has closed its port: wait, bounded.
+      const deadline = Date.now() + 15000;
+      let gone = false;
+      while (!gone && Date.now() < deadline) {
+        gone = await fetch(url).then(
+          () => false,
+          () => true,
+        );
+        if (!gone) await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      assert.ok(gone, "the simulator still answers 15 s after Ctrl-C");
+    } finally {
+      group("SIGKILL");
     }
   });
 });

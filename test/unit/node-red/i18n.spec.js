@@ -1,0 +1,62 @@
+// nodes/lib/node-red/i18n.ts: texts from the runtime's catalogs, `edge.*` keys from the account's,
+// the shipped English catalog when the runtime has none, each key translated once.
+"use strict";
+const assert = require("node:assert/strict");
+const { lib } = require("../../support/lib");
+
+const { translator, describe: describeError, MODULE } = lib("node-red/i18n");
+const { EdgeError } = lib("api/errors");
+
+/** A runtime whose RED._ answers from `texts` (keyed by full key) and counts its calls. */
+function runtime(texts = {}) {
+  const calls = [];
+  return {
+    calls,
+    _: (key, params) => {
+      calls.push(key);
+      const text = texts[key];
+      return text === undefined
+        ? key
+        : text.replace(/__(\w+)__/g, (w, n) => (n in params ? String(params[n]) : w));
+    },
+  };
+}
+
+describe("unit: node-red/i18n", function () {
+  it("should read a node's key from its catalog and an edge.* key from the account's", function () {
+    const RED = runtime({
+      [`${MODULE}/edge-send-command:label.x`]: "Gesendet",
+      [`${MODULE}/edge-account:edge.status.retrying`]: "Versuch __attempt__",
+    });
+    const t = translator(RED, "edge-send-command");
+    assert.equal(t("label.x"), "Gesendet");
+    assert.equal(t("edge.status.retrying", { attempt: 2 }), "Versuch 2");
+  });
+
+  it("should fall back to the shipped English catalog when the runtime returns the key", function () {
+    const t = translator(runtime(), "edge-account");
+    assert.equal(
+      t("edge.errors.queue-full", { max: 3 }),
+      new EdgeError("queue-full", { max: 3 }).message,
+    );
+    assert.equal(t("no.such.key"), "no.such.key");
+  });
+
+  it("should translate a key once and fill its parameters on every call", function () {
+    const RED = runtime({ [`${MODULE}/edge-account:edge.status.retrying`]: "retry __attempt__" });
+    const t = translator(RED, "edge-account");
+    assert.equal(t("edge.status.retrying", { attempt: 1 }), "retry 1");
+    assert.equal(t("edge.status.retrying", { attempt: 2 }), "retry 2");
+    assert.equal(RED.calls.length, 1);
+  });
+
+  it("should give an error's sentence in the runtime's language", function () {
+    const RED = runtime({
+      [`${MODULE}/edge-account:edge.errors.no-account`]: "Kein Konto",
+    });
+    assert.equal(
+      describeError(translator(RED, "edge-device-state"), new EdgeError("no-account")),
+      "Kein Konto",
+    );
+  });
+});
