@@ -8,6 +8,7 @@ import {
   deviceView,
   eventJson,
   joinEvents,
+  streamView,
   type Company,
   type JsonObject,
   type Scalar,
@@ -15,6 +16,7 @@ import {
   type Stream,
   type User,
 } from "./store";
+import { ListQueryError, listPage } from "./listing";
 
 export interface ApiRequest {
   method: string;
@@ -95,6 +97,11 @@ export class Api {
     const resource = rest.at(0);
     const id = rest.at(1);
     const extra = rest.slice(2);
+    if ((resource === "device" || resource === "stream") && (id === undefined || id === "")) {
+      if (req.method !== "GET")
+        return fail(405, `Method not allowed: ${req.method}`, { allow: "GET" });
+      return this.list(user.company, resource, new URLSearchParams(req.query));
+    }
     if (resource === "device" && id !== undefined && id !== "" && extra.length === 0) {
       if (req.method === "GET") return this.getDevice(user.company, id);
       if (req.method === "PUT") return this.putDevice(user.company, id, req.body);
@@ -125,6 +132,27 @@ export class Api {
       return fail(403, `Access denied to company: ${companyName}`);
     }
     return { user };
+  }
+
+  /** `GET /device` and `GET /stream` of the hosted service (listing.ts), oldest first. */
+  private list(
+    company: Company,
+    resource: "device" | "stream",
+    query: URLSearchParams,
+  ): ApiResponse {
+    const items =
+      resource === "device"
+        ? this.store
+            .devices()
+            .filter((d) => d.company === company)
+            .map(deviceView)
+        : this.store.streams(company).map((s) => ({ ...streamView(s) }));
+    try {
+      return ok(200, JSON.stringify(listPage(items, query)));
+    } catch (err) {
+      if (err instanceof ListQueryError) throw new BadRequest(err.message);
+      throw err;
+    }
   }
 
   private getDevice(company: Company, id: string): ApiResponse {

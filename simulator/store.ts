@@ -305,6 +305,11 @@ export class Store {
     return [...this.devicesById.values()];
   }
 
+  /** The company's streams, device streams included, in the order they were made. */
+  streams(company: Company): Stream[] {
+    return [...this.streamsById.values()].filter((s) => s.company === company);
+  }
+
   findDevice(company: Company, idOrName: string): Device | undefined {
     const byId = this.devicesById.get(idOrName);
     if (byId !== undefined && byId.company === company) return byId;

@@ -13,6 +13,8 @@ import { describe, translator } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
 import { registerTestConnection } from "./test-connection";
+import { registerDirectory } from "./directory";
+import { ACCOUNT_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -50,8 +52,10 @@ export = function (RED: NodeAPI): void {
     EdgeAccountNode,
     {
       credentials: { user: { type: "text" }, token: { type: "password" } },
+      settings: editorSettings("edge-account", ACCOUNT_RANGES),
     },
   );
 
   registerTestConnection(RED, t);
+  registerDirectory(RED, t);
 };

@@ -3,14 +3,9 @@
 // over 2^31 - 1 ms, is passed on for the client to refuse), and a chosen tls-config node adds its
 // TLS options.
 import type { NodeAPI, NodeDef } from "node-red";
-import {
-  DEFAULT_MAX_ANSWER_BYTES,
-  DEFAULT_MAX_PAYLOAD_BYTES,
-  DEFAULT_TIMEOUT_MS,
-} from "../lib/api/client";
 import type { AccountSettings } from "../lib/api/client";
-import { DEFAULT_RATE_LIMIT } from "../lib/api/rate-limiter";
-import { DEFAULT_RETRY } from "../lib/api/retry";
+import { ACCOUNT_RANGES } from "../lib/node-red/ranges";
+import type { Range } from "../lib/node-red/ranges";
 import { EdgeError } from "../lib/api/errors";
 import type { TlsOptions } from "../lib/api/transport";
 
@@ -43,9 +38,9 @@ interface TlsConfigNode {
 }
 
 /** A number setting from the editor, or its default when blank or not a whole number >= min. */
-function setting(value: number | string | undefined, fallback: number, min = 0): number {
+function setting(value: number | string | undefined, range: Required<Range>): number {
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  return typeof n === "number" && Number.isInteger(n) && n >= min ? n : fallback;
+  return typeof n === "number" && Number.isInteger(n) && n >= range.min ? n : range.default;
 }
 
 export function settingsOf(
@@ -66,15 +61,15 @@ export function settingsOf(
     company: def.company ?? "",
     user: creds.user,
     token: creds.token ?? "",
-    timeoutMs: setting(def.timeout, DEFAULT_TIMEOUT_MS, 1),
-    retry: { retries: setting(def.retries, DEFAULT_RETRY.retries) },
+    timeoutMs: setting(def.timeout, ACCOUNT_RANGES.timeout),
+    retry: { retries: setting(def.retries, ACCOUNT_RANGES.retries) },
     rateLimit: {
-      perSecond: setting(def.rate, DEFAULT_RATE_LIMIT.perSecond),
-      concurrent: setting(def.concurrency, DEFAULT_RATE_LIMIT.concurrent, 1),
-      queueMax: setting(def.queue, DEFAULT_RATE_LIMIT.queueMax),
+      perSecond: setting(def.rate, ACCOUNT_RANGES.rate),
+      concurrent: setting(def.concurrency, ACCOUNT_RANGES.concurrency),
+      queueMax: setting(def.queue, ACCOUNT_RANGES.queue),
     },
-    maxPayloadBytes: setting(def.maxPayload, DEFAULT_MAX_PAYLOAD_BYTES, 1),
-    maxResponseBytes: setting(def.maxAnswer, DEFAULT_MAX_ANSWER_BYTES, 1),
+    maxPayloadBytes: setting(def.maxPayload, ACCOUNT_RANGES.maxPayload),
+    maxResponseBytes: setting(def.maxAnswer, ACCOUNT_RANGES.maxAnswer),
     tls,
   };
 }

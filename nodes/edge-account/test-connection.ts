@@ -16,7 +16,7 @@ import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
 
 /** The editor keeps this in a password field whose stored value it never received. */
-const UNCHANGED_PASSWORD = "__PWRD__";
+export const UNCHANGED_PASSWORD = "__PWRD__";
 
 interface Answer {
   ok: boolean;

@@ -12,6 +12,11 @@ import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
+import {
+  AWAIT_COMMAND_RANGES,
+  DEFAULT_AWAIT_TIMEOUT_MS,
+  editorSettings,
+} from "../lib/node-red/ranges";
 
 interface AwaitCommandDef extends NodeDef {
   account: string;
@@ -20,8 +25,7 @@ interface AwaitCommandDef extends NodeDef {
   interval: number | string;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+const R = AWAIT_COMMAND_RANGES;
 /**
  * When the server returned no event, the command's time is our clock's, not the server's: allow
  * this much skew, or the command's own markers could look older than the command.
@@ -172,16 +176,16 @@ export = function (RED: NodeAPI): void {
           ? def.timeout
           : ttl;
       const timeout = checkInteger(
-        timeoutSource ?? DEFAULT_TIMEOUT_MS,
+        timeoutSource ?? DEFAULT_AWAIT_TIMEOUT_MS,
         "timeout",
-        1,
-        MAX_TIMEOUT_MS,
+        R.timeout.min,
+        R.timeout.max,
       );
       const intervalMs = checkInteger(
-        blank(def.interval) ? 1000 : def.interval,
+        blank(def.interval) ? R.interval.default : def.interval,
         "interval",
-        50,
-        3_600_000,
+        R.interval.min,
+        R.interval.max,
       );
       const since =
         typeof command.id === "string"
@@ -204,5 +208,7 @@ export = function (RED: NodeAPI): void {
     });
   }
 
-  RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode);
+  RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode, {
+    settings: editorSettings("edge-await-command", R),
+  });
 };

@@ -10,6 +10,7 @@ import { pages } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
+import { LIST_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 interface ListEventsDef extends NodeDef {
   account: string;
@@ -21,9 +22,7 @@ interface ListEventsDef extends NodeDef {
   maxEvents: number | string;
 }
 
-const MAX_LIMIT = 10_000;
-const MAX_START = 2 ** 31 - 1;
-const MAX_EVENTS = 1_000_000;
+const R = LIST_EVENTS_RANGES;
 
 function blankToUndefined(value: unknown): unknown {
   return typeof value === "string" && value.trim() === "" ? undefined : value;
@@ -38,22 +37,22 @@ export = function (RED: NodeAPI): void {
       const { client } = clientOf(RED, def.account);
       const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
       const limit = checkInteger(
-        msg.limit ?? blankToUndefined(def.limit) ?? 20,
+        msg.limit ?? blankToUndefined(def.limit) ?? R.limit.default,
         "limit",
-        1,
-        MAX_LIMIT,
+        R.limit.min,
+        R.limit.max,
       );
       const start = checkInteger(
-        msg.start ?? blankToUndefined(def.start) ?? 0,
+        msg.start ?? blankToUndefined(def.start) ?? R.start.default,
         "start",
-        0,
-        MAX_START,
+        R.start.min,
+        R.start.max,
       );
       const maxEvents = checkInteger(
-        blankToUndefined(def.maxEvents) ?? 1000,
+        blankToUndefined(def.maxEvents) ?? R.maxEvents.default,
         "maxEvents",
-        1,
-        MAX_EVENTS,
+        R.maxEvents.min,
+        R.maxEvents.max,
       );
       const fetch = (page: Page, options: CallOptions = call): Promise<DeviceEvent[]> =>
         stream.startsWith("/")
@@ -130,5 +129,7 @@ export = function (RED: NodeAPI): void {
     }).limitBy(intakeOf(RED, def.account));
   }
 
-  RED.nodes.registerType("edge-list-events", EdgeListEventsNode);
+  RED.nodes.registerType("edge-list-events", EdgeListEventsNode, {
+    settings: editorSettings("edge-list-events", R),
+  });
 };

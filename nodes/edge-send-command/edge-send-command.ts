@@ -10,6 +10,7 @@ import { renderJson } from "../lib/node-red/render";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkElems, checkInteger, isPlainObject, parseJson } from "../lib/node-red/validate";
 import type { CommandRef } from "../lib/commands/command-ref";
+import { SEND_COMMAND_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 interface SendCommandDef extends NodeDef {
   account: string;
@@ -20,7 +21,7 @@ interface SendCommandDef extends NodeDef {
   ttl?: string | number;
 }
 
-const MAX_TTL = 2 ** 31 - 1;
+const R = SEND_COMMAND_RANGES;
 
 function deviceOfPath(path: string | undefined): string | undefined {
   return path ? /\/devices\/([^/]+)\/:command$/.exec(path)?.[1] : undefined;
@@ -43,7 +44,8 @@ export = function (RED: NodeAPI): void {
       const elems = elemsOf(msg, def.elems || "");
       const ttlSource =
         msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
-      const ttl = ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", 0, MAX_TTL);
+      const ttl =
+        ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", R.ttl.min, R.ttl.max);
       const metadata: EventMetadata | undefined = ttl === undefined ? undefined : { ttl };
       const sentAt = Date.now();
       let event: DeviceEvent | null;
@@ -82,5 +84,7 @@ export = function (RED: NodeAPI): void {
     }).limitBy(intakeOf(RED, def.account));
   }
 
-  RED.nodes.registerType("edge-send-command", EdgeSendCommandNode);
+  RED.nodes.registerType("edge-send-command", EdgeSendCommandNode, {
+    settings: editorSettings("edge-send-command", R),
+  });
 };

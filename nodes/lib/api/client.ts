@@ -345,6 +345,33 @@ export class EdgeClient {
       throw new EdgeError("payload-too-large", { size, max: this.maxPayloadBytes });
   }
 
+  /**
+   * One page of the hosted service's `GET /device` or `GET /stream` list (not in api-spec.md: the
+   * editor's pickers use it and say so when a server answers 404 or 405).
+   */
+  list(
+    resource: "device" | "stream",
+    query: { limit: number; start: number; only?: string; filter?: string },
+    opts?: CallOptions,
+  ): Promise<Record<string, unknown>[]> {
+    const q: Record<string, string | number> = { limit: query.limit, start: query.start };
+    if (query.only) q.only = query.only;
+    if (query.filter) q.filter = query.filter;
+    return this.request<unknown>({ method: "GET", segments: [resource], query: q }, opts).then(
+      (env) => {
+        if (!Array.isArray(env.body)) {
+          const path = `${this.prefix}/${resource}`;
+          throw new EdgeError(
+            "malformed",
+            { method: "GET", path, status: env.head.status, detail: `no list in the answer` },
+            { method: "GET", path },
+          );
+        }
+        return env.body.filter(isObject);
+      },
+    );
+  }
+
   /** The single request path: encoding, rate limit, one attempt, envelope check, retries. */
   async request<T>(req: ApiRequest, opts: CallOptions = {}): Promise<Envelope<T>> {
     if (req.name) checkName(req.name[0], req.name[1]);

@@ -1,0 +1,63 @@
+// The number settings of every node: range and default, in one place. The runtime checks its
+// inputs against them, and each node's registerType exports its own to the editor as a setting
+// (RED.settings.<type>Ranges, read by resources/edge-editor.js), so the dialog's validators and
+// placeholders say exactly what the runtime will do.
+import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_TIMEOUT_MS,
+} from "../api/client";
+import { DEFAULT_RATE_LIMIT } from "../api/rate-limiter";
+import { DEFAULT_RETRY } from "../api/retry";
+
+export interface Range {
+  min: number;
+  max: number;
+  /** Used when the field is blank; none means blank has a meaning of its own (see the help). */
+  default?: number;
+}
+
+/** The largest delay a Node.js timer takes (about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export const ACCOUNT_RANGES = {
+  timeout: { min: 1, max: MAX_TIMER_MS, default: DEFAULT_TIMEOUT_MS },
+  retries: { min: 0, max: 10, default: DEFAULT_RETRY.retries },
+  rate: { min: 0, max: 100_000, default: DEFAULT_RATE_LIMIT.perSecond },
+  concurrency: { min: 1, max: 1000, default: DEFAULT_RATE_LIMIT.concurrent },
+  queue: { min: 0, max: 1_000_000, default: DEFAULT_RATE_LIMIT.queueMax },
+  maxPayload: { min: 1, max: 64 * 1024 * 1024, default: DEFAULT_MAX_PAYLOAD_BYTES },
+  maxAnswer: { min: 1, max: 1024 * 1024 * 1024, default: DEFAULT_MAX_ANSWER_BYTES },
+} satisfies Record<string, Range>;
+
+export const LIST_EVENTS_RANGES = {
+  limit: { min: 1, max: 10_000, default: 20 },
+  start: { min: 0, max: MAX_TIMER_MS, default: 0 },
+  maxEvents: { min: 1, max: 1_000_000, default: 1000 },
+} satisfies Record<string, Range>;
+
+export const SEND_COMMAND_RANGES = {
+  /** Blank: no ttl is sent. */
+  ttl: { min: 0, max: MAX_TIMER_MS },
+} satisfies Record<string, Range>;
+
+export const AWAIT_COMMAND_RANGES = {
+  /** Blank: the command's ttl, else 30 s. */
+  timeout: { min: 1, max: MAX_TIMER_MS },
+  interval: { min: 50, max: 3_600_000, default: 1000 },
+} satisfies Record<string, Range>;
+
+/** Used by edge-await-command when neither the node, the msg nor the command gives a timeout. */
+export const DEFAULT_AWAIT_TIMEOUT_MS = 30_000;
+
+/**
+ * The `settings` option of registerType: Node-RED sends an exportable setting to the editor as
+ * RED.settings.<name>, and the name must start with the node type in camel case.
+ */
+export function editorSettings(
+  type: string,
+  ranges: Record<string, Range>,
+): Record<string, { value: unknown; exportable: true }> {
+  const camel = type.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+  return { [`${camel}Ranges`]: { value: ranges, exportable: true } };
+}
