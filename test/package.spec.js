@@ -86,6 +86,7 @@ describe("the packed package in a fresh Node-RED", function () {
     );
     for (const f of ["index.js", "index.d.ts", "store.d.ts"])
       assert.ok(files.includes(`package/dist/simulator/${f}`), `the tarball lacks ${f}`);
+    assert.ok(files.includes("package/resources/edge-editor.js"), "no shared editor script");
     const unwanted = files.filter((f) => /\.ts$|^package\/(test|bench|nodes|scripts)\//.test(f));
     assert.deepEqual(
       unwanted.filter((f) => !f.endsWith(".d.ts")),
@@ -201,6 +202,22 @@ describe("the packed package in a fresh Node-RED", function () {
         );
       }
     }
+  });
+
+  it("should serve the shared editor script and send every node's number ranges to the editor", async function () {
+    const script = await fetch(`${red.url}/resources/${PKG.name}/edge-editor.js`);
+    assert.equal(script.status, 200);
+    assert.match(await script.text(), /window\.EdgeEditor = \{/);
+    const settings = await fetch(`${red.url}/settings`).then((r) => r.json());
+    // The runtime's own numbers, not copies typed into the editor.
+    assert.deepEqual(settings.edgeListEventsRanges.limit, { min: 1, max: 10000, default: 20 });
+    assert.equal(settings.edgeAccountRanges.timeout.default, 10000);
+    assert.deepEqual(settings.edgeAwaitCommandRanges.interval, {
+      min: 50,
+      max: 3600000,
+      default: 1000,
+    });
+    assert.deepEqual(settings.edgeSendCommandRanges.ttl, { min: 0, max: 2147483647 });
   });
 
   it("should list every example under Import > Examples and serve it as a flow", async function () {
