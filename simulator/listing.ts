@@ -1,7 +1,7 @@
 // The hosted service's list requests, `GET /device` and `GET /stream`, with its query parameters:
 // `limit` and `start` page, `only` projects fields (`only=id,name`), and `filter` keeps the objects
 // an expression matches (`name=="pump-3" && lastSeen>=1600000000000`, operators == != > >= < <=,
-// `&&` and `EXISTS`). Neither request is in api-spec.md: clients use them only for the editor's
+// `&&` and `EXISTS`). Neither request is in the API's own description (docs/api-notes.md, Fall-backs): clients use them only for the editor's
 // pickers and fall back when a server answers 404 or 405.
 
 import type { JsonObject, JsonValue } from "./store";

@@ -2,7 +2,7 @@
 // streams of its devices, for the Device, Stream and Inbox fields of every node. It reads with the
 // deployed account (its client, so the account's rate limit holds) or, while the account is being
 // edited and its token typed, with the typed values. Lists come from the hosted service's
-// `GET /device` and `GET /stream` (not in api-spec.md), a page of PAGE at a time, cached for
+// `GET /device` and `GET /stream` (docs/api-notes.md, Fall-backs), a page of PAGE at a time, cached for
 // CACHE_MS; a server answering 404 or 405 there lists nothing and the picker says so.
 import { createHash } from "node:crypto";
 import type { NodeAPI } from "node-red";

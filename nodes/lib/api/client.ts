@@ -197,6 +197,8 @@ export class EdgeClient {
   private readonly textHeaders: Record<string, string>;
   private readonly token: string;
   private readonly maxPayloadBytes: number;
+  /** Told after every HTTP attempt: the account's health (health.ts) follows auth and 429s. */
+  onAttempt: ((err: EdgeError | undefined) => void) | undefined;
   private readonly closing = new AbortController();
   private readonly links = new SignalLinks(this.closing.signal);
 
@@ -346,7 +348,7 @@ export class EdgeClient {
   }
 
   /**
-   * One page of the hosted service's `GET /device` or `GET /stream` list (not in api-spec.md: the
+   * One page of the hosted service's `GET /device` or `GET /stream` list (docs/api-notes.md, Fall-backs: the
    * editor's pickers use it and say so when a server answers 404 or 405).
    */
   list(
@@ -405,11 +407,14 @@ export class EdgeClient {
         };
         const res = await send(this.pool, this.origin, attempt);
         opts.onAnswer?.(Buffer.byteLength(res.text));
-        return readEnvelope<T>(res, req.method, path, this.token);
+        const envelope = readEnvelope<T>(res, req.method, path, this.token);
+        this.onAttempt?.(undefined);
+        return envelope;
       } catch (caught) {
-        const err = this.scrub(caught, req.method, path, signal);
+        let err = this.scrub(caught, req.method, path, signal);
         if (cutShort && (err.code === "timeout" || err.code === "timeout-uncertain"))
-          throw this.overdue(deadline, req.method, path, err.mayHaveBeenSent);
+          err = this.overdue(deadline, req.method, path, err.mayHaveBeenSent);
+        this.onAttempt?.(err);
         throw err;
       } finally {
         release();
