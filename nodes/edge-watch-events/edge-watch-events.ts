@@ -8,11 +8,11 @@ import type { DeviceEvent } from "../lib/api/types";
 import { clientOf } from "../lib/account/lookup";
 import { positionFrom } from "../lib/events/position";
 import type { Position } from "../lib/events/position";
-import { MAX_READ_EVENTS } from "../lib/events/stream-watcher";
 import type { ReadResult, StartFrom, StreamRef, Watch } from "../lib/events/stream-watcher";
 import { describe, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
+import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -25,10 +25,7 @@ interface WatchEventsDef extends NodeDef {
   store: string;
 }
 
-const DEFAULT_INTERVAL_MS = 5000;
-const MIN_INTERVAL_MS = 250;
-const MAX_INTERVAL_MS = 86_400_000;
-const DEFAULT_LAST = 10;
+const R = WATCH_EVENTS_RANGES;
 /** The key of the position in node context. */
 const KEY = "position";
 
@@ -52,15 +49,15 @@ function settingsOf(def: WatchEventsDef) {
   if (start !== "new" && start !== "resume" && start !== "last")
     throw new EdgeError("bad-mode", { mode: start });
   const intervalMs = checkInteger(
-    blank(def.interval) ? DEFAULT_INTERVAL_MS : def.interval,
+    blank(def.interval) ? R.interval.default : def.interval,
     "interval",
-    MIN_INTERVAL_MS,
-    MAX_INTERVAL_MS,
+    R.interval.min,
+    R.interval.max,
   );
   const last =
     start === "last"
-      ? checkInteger(blank(def.last) ? DEFAULT_LAST : def.last, "last", 1, MAX_READ_EVENTS)
-      : DEFAULT_LAST;
+      ? checkInteger(blank(def.last) ? R.last.default : def.last, "last", R.last.min, R.last.max)
+      : R.last.default;
   const ref: StreamRef = stream.startsWith("/") ? { path: stream } : { streamId: stream };
   const store = blank(def.store) ? undefined : def.store.trim();
   return { stream, ref, start, intervalMs, last, store };
@@ -269,5 +266,7 @@ export = function (RED: NodeAPI): void {
     });
   }
 
-  RED.nodes.registerType("edge-watch-events", EdgeWatchEventsNode);
+  RED.nodes.registerType("edge-watch-events", EdgeWatchEventsNode, {
+    settings: editorSettings("edge-watch-events", R),
+  });
 };

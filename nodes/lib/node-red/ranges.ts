@@ -47,6 +47,12 @@ export const AWAIT_COMMAND_RANGES = {
   interval: { min: 50, max: 3_600_000, default: 1000 },
 } satisfies Record<string, Range>;
 
+export const WATCH_EVENTS_RANGES = {
+  interval: { min: 250, max: 86_400_000, default: 5000 },
+  /** The stream watcher reads at most 10,000 events at once (MAX_READ_EVENTS). */
+  last: { min: 1, max: 10_000, default: 10 },
+} satisfies Record<string, Range>;
+
 /** Used by edge-await-command when neither the node, the msg nor the command gives a timeout. */
 export const DEFAULT_AWAIT_TIMEOUT_MS = 30_000;
 
