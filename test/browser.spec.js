@@ -380,7 +380,9 @@ describe("the editor in a browser", function () {
     await timeout.dispatchEvent("change");
     assert.equal(await invalid("#node-config-input-timeout"), false);
     const maxAnswer = page.locator("#node-config-input-maxAnswer");
-    assert.equal(await maxAnswer.inputValue(), "8388608");
+    // Blank means the runtime's default, which the placeholder shows (from RED.settings).
+    assert.equal(await maxAnswer.inputValue(), "");
+    assert.equal(await maxAnswer.getAttribute("placeholder"), "8388608");
     await maxAnswer.fill("lots");
     await maxAnswer.dispatchEvent("change");
     assert.equal(await invalid("#node-config-input-maxAnswer"), true);
