@@ -89,6 +89,12 @@ function assertSurvived(run) {
   assert.equal(run.signal, null, `the child was killed by ${run.signal}: ${run.stderr}`);
   assert.equal(run.code, 0, `the child exited with ${run.code}: ${run.stderr}`);
   assert.ok(run.result, `no result: ${run.stderr}`);
+  // EDGE_MEMORY_REPORT=1 prints the child's heap after the case (the figure docs/reliability.md gives).
+  if (process.env.EDGE_MEMORY_REPORT)
+    console.log(
+      `      child: heap peak ${run.result.peakMB} MB, at the end ${run.result.heapMB} MB; ` +
+        `resident peak ${run.result.peakRssMB} MB`,
+    );
 }
 
 describe("reliability: memory under hostile servers", function () {

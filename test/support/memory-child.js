@@ -12,6 +12,15 @@ const NODES = [
   require("@node-red/nodes/core/common/25-catch.js"),
 ];
 
+/** The most heap and resident memory used, sampled every 5 ms. */
+let peak = 0;
+let peakRss = 0;
+setInterval(() => {
+  const m = process.memoryUsage();
+  peak = Math.max(peak, m.heapUsed);
+  peakRss = Math.max(peakRss, m.rss);
+}, 5).unref();
+
 async function main() {
   const {
     baseUrl,
@@ -66,7 +75,9 @@ async function main() {
   for (let i = 0; i < messages; i++) helper.getNode("n1").receive({ payload: i });
   await finished;
   const heapMB = Math.round(process.memoryUsage().heapUsed / 1e6);
-  process.stdout.write(`${JSON.stringify({ ended, heapMB })}\n`);
+  const peakMB = Math.round(Math.max(peak, process.memoryUsage().heapUsed) / 1e6);
+  const peakRssMB = Math.round(peakRss / 1e6);
+  process.stdout.write(`${JSON.stringify({ ended, heapMB, peakMB, peakRssMB })}\n`);
   await helper.unload();
   await new Promise((resolve) => helper.stopServer(resolve));
   process.exit(0);
