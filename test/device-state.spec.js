@@ -2,48 +2,18 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control } = require("./simulator-helpers");
-const {
-  load,
-  account,
-  next,
-  collect,
-  statuses,
-  helper,
-  CORE,
-  withRedAndSimulator,
-  caughtCode,
-} = require("./support/red");
+const { next, collect, statuses, withRedAndSimulator, caughtCode } = require("./support/red");
+const { startNode } = require("./support/flow");
+const { SEED } = require("./support/seed");
 
-const LCD = "d5f3c1a2b0000000000000001";
+const LCD = SEED.lcd.id;
 
-function flow(sim, props = {}, accountProps = {}, creds = {}) {
-  const acc = account(sim, { z: "tab", ...accountProps }, creds);
-  return {
-    nodes: [
-      { id: "tab", type: "tab" },
-      acc.node,
-      {
-        id: "n1",
-        z: "tab",
-        type: "edge-device-state",
-        account: "acc",
-        device: "",
-        mode: "get",
-        wires: [["out"]],
-        ...props,
-      },
-      { id: "out", z: "tab", type: "helper" },
-      { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-      { id: "caught", z: "tab", type: "helper" },
-    ],
-    credentials: acc.credentials,
-  };
-}
-
-async function start(sim, ...args) {
-  const f = flow(sim, ...args);
-  await load(f.nodes, f.credentials, [CORE.catch]);
-  return { n1: helper.getNode("n1"), out: helper.getNode("out"), caught: helper.getNode("caught") };
+function start(sim, props = {}, accountProps = {}, creds = {}) {
+  return startNode(
+    sim,
+    { type: "edge-device-state", device: "", mode: "get", ...props },
+    { account: accountProps, credentials: creds },
+  );
 }
 
 describe("edge-device-state", function () {

@@ -2,49 +2,31 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control } = require("./simulator-helpers");
-const {
-  load,
-  account,
-  next,
-  collect,
-  statuses,
-  helper,
-  CORE,
-  withRedAndSimulator,
-} = require("./support/red");
+const { next, collect, statuses, CORE, withRedAndSimulator } = require("./support/red");
+const { startNode } = require("./support/flow");
+const { SEED } = require("./support/seed");
 
-const STREAM = "s5f3c1a2b0000000000000012"; // lcd-board's :inbox, empty in the seed
+const STREAM = SEED.lcd.inboxStream; // empty in the seed
 
 async function fill(sim, count, streamId = STREAM) {
   const res = await control(sim, "POST", "/events", { streamId, elems: { v: 1 }, count });
   assert.equal(res.status, 201, res.text);
 }
 
-async function start(sim, props = {}, extraNodes = [], extraTypes = []) {
-  const acc = account(sim, { z: "tab", rate: 0 });
-  const nodes = [
-    { id: "tab", type: "tab" },
-    acc.node,
+function start(sim, props = {}, extraNodes = [], extraTypes = []) {
+  return startNode(
+    sim,
     {
-      id: "n1",
-      z: "tab",
       type: "edge-list-events",
-      account: "acc",
       stream: STREAM,
       limit: 20,
       start: 0,
       mode: "page",
       maxEvents: 1000,
-      wires: [["out"]],
       ...props,
     },
-    { id: "out", z: "tab", type: "helper" },
-    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-    { id: "caught", z: "tab", type: "helper" },
-    ...extraNodes,
-  ];
-  await load(nodes, acc.credentials, [CORE.catch, ...extraTypes]);
-  return { n1: helper.getNode("n1"), out: helper.getNode("out"), caught: helper.getNode("caught") };
+    { account: { rate: 0 }, extraNodes, extraTypes },
+  );
 }
 
 const seqs = (events) => events.map((e) => e.elems.seq);
@@ -163,13 +145,12 @@ describe("edge-list-events", function () {
       timeout: "",
       wires: [["joined"]],
     };
-    const { n1 } = await start(
+    const { n1, out, get } = await start(
       env.sim,
       { mode: "split", limit: 20, wires: [["out", "j1"]] },
       [join, { id: "joined", z: "tab", type: "helper" }],
       [CORE.join],
     );
-    const out = helper.getNode("out");
     const parts = collect(out, 45);
     n1.receive({ topic: "t" });
     const messages = await parts;
@@ -179,7 +160,7 @@ describe("edge-list-events", function () {
     );
     assert.equal(messages.at(-1).parts.count, 45);
     assert.equal(messages[0].topic, "t");
-    const joined = await next(helper.getNode("joined"));
+    const joined = await next(get("joined"));
     assert.equal(joined.payload.length, 45);
     assert.deepEqual(seqs(joined.payload), [...Array(45).keys()].reverse());
   });

@@ -2,44 +2,26 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, inboxOf } = require("./simulator-helpers");
-const {
-  load,
-  unload,
-  account,
-  next,
-  statuses,
-  helper,
-  CORE,
-  withRedAndSimulator,
-  caughtCode,
-} = require("./support/red");
+const { unload, next, statuses, withRedAndSimulator, caughtCode } = require("./support/red");
+const { startNode } = require("./support/flow");
+const { SEED } = require("./support/seed");
 
-const LCD_COMMAND = "s5f3c1a2b0000000000000011";
+const LCD_COMMAND = SEED.lcd.commandStream;
 
-async function start(sim, props = {}, accountProps = {}, creds = {}) {
-  const acc = account(sim, { z: "tab", ...accountProps }, creds);
-  const nodes = [
-    { id: "tab", type: "tab" },
-    acc.node,
+function start(sim, props = {}, accountProps = {}, creds = {}) {
+  return startNode(
+    sim,
     {
-      id: "n1",
-      z: "tab",
       type: "edge-send-command",
-      account: "acc",
       target: "device",
-      device: "lcd-board",
+      device: SEED.lcd.name,
       stream: "",
       elems: "",
       ttl: "",
-      wires: [["out"]],
       ...props,
     },
-    { id: "out", z: "tab", type: "helper" },
-    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-    { id: "caught", z: "tab", type: "helper" },
-  ];
-  await load(nodes, acc.credentials, [CORE.catch]);
-  return { n1: helper.getNode("n1"), out: helper.getNode("out"), caught: helper.getNode("caught") };
+    { account: accountProps, credentials: creds },
+  );
 }
 
 async function lastRequest(sim) {
