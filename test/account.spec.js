@@ -103,6 +103,28 @@ describe("edge-account", function () {
     assert.match(bad.message, /the token is empty/);
   });
 
+  it("answers Test connection for a base URL and company given as ${ENV_VAR}, with the stored token", async function () {
+    process.env.EDGE_TEST_BASE_URL = env.sim.url;
+    process.env.EDGE_TEST_COMPANY = "demo";
+    try {
+      const acc = account(env.sim, {
+        baseUrl: "${EDGE_TEST_BASE_URL}",
+        company: "${EDGE_TEST_COMPANY}",
+      });
+      await load([acc.node], acc.credentials);
+      const answer = await test({
+        id: "acc",
+        baseUrl: "${EDGE_TEST_BASE_URL}",
+        company: "${EDGE_TEST_COMPANY}",
+        token: "__PWRD__",
+      });
+      assert.equal(answer.ok, true, answer.message);
+    } finally {
+      delete process.env.EDGE_TEST_BASE_URL;
+      delete process.env.EDGE_TEST_COMPANY;
+    }
+  });
+
   it("answers Test connection when nothing listens at the URL", async function () {
     await deploy();
     const answer = await test({ baseUrl: "http://127.0.0.1:1", company: "demo", token: "x" });

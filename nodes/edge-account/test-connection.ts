@@ -43,6 +43,15 @@ function foreignOrigin(req: Request): boolean {
   }
 }
 
+/**
+ * A property as the deployed node sees it: Node-RED replaces a whole `${NAME}` with the
+ * environment variable when it starts the flow, and the dialog sends the text as typed.
+ */
+function fromEnv(value: string | undefined): string | undefined {
+  const name = value === undefined ? undefined : /^\s*\$\{(\w+)\}\s*$/.exec(value)?.[1];
+  return name === undefined ? value : (process.env[name] ?? "");
+}
+
 /** The same origin and path prefix, however the two were written. */
 function sameBaseUrl(a: string, b: string): boolean {
   try {
@@ -86,7 +95,7 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
   async function testConnection(body: Record<string, unknown>): Promise<Answer> {
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
     const id = str(body.id);
-    const baseUrl = str(body.baseUrl) ?? "";
+    const baseUrl = fromEnv(str(body.baseUrl)) ?? "";
     const typedToken = str(body.token);
     const typed = typedToken && typedToken !== UNCHANGED_PASSWORD ? typedToken : undefined;
     const stored = id ? (RED.nodes.getCredentials(id) as Credentials | undefined) : undefined;
@@ -108,7 +117,7 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
     const creds: Credentials = { user: str(body.user) ?? stored?.user, token };
     const def: Partial<AccountDef> = {
       baseUrl,
-      company: str(body.company),
+      company: fromEnv(str(body.company)),
       timeout: str(body.timeout),
       // The TLS configuration is a deployed tls-config node, referred to by id.
       useTls: body.useTls === true,
