@@ -358,11 +358,14 @@ async function main() {
   try {
     await waitForEditor(url, child, 60000);
     // The editor answers before the flows run: "deployed" is said only once Node-RED has logged
-    // that it started them. A full deploy answers once the new flows have started.
+    // that it started them. So does a deploy: its answer comes before the new flows have started
+    // (under load a click right after the banner found no inject node), so its own "Started
+    // flows" is waited for too, watched from before the request.
     flows = await flowsState;
     if (firstStart) {
+      const redeployed = watchFlows(child.stdout, () => undefined, 60000);
       await deploy(url, exampleFlows(sim));
-      flows = { started: true };
+      flows = await redeployed;
     }
   } catch (err) {
     process.stderr.write(`npm start: ${err.message}\n`);

@@ -8,7 +8,13 @@ import type { DeviceEvent } from "../lib/api/types";
 import { clientOf } from "../lib/account/lookup";
 import { positionFrom } from "../lib/events/position";
 import type { Position } from "../lib/events/position";
-import type { ReadResult, StartFrom, StreamRef, Watch } from "../lib/events/stream-watcher";
+import type {
+  ReadResult,
+  StartFrom,
+  StreamRef,
+  StreamWatcher,
+  Watch,
+} from "../lib/events/stream-watcher";
 import { describe, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
@@ -92,7 +98,7 @@ class NodeWatch implements Watch {
     return this.settings.intervalMs;
   }
 
-  start(from: StartFrom, watcher: { watch: (s: StreamRef, w: Watch, f: StartFrom) => () => void }) {
+  start(from: StartFrom, watcher: StreamWatcher): void {
     if (this.closed) return;
     this.status({
       fill: "green",
@@ -220,7 +226,7 @@ export = function (RED: NodeAPI): void {
   function EdgeWatchEventsNode(this: Node, def: WatchEventsDef) {
     RED.nodes.createNode(this, def);
     let settings: ReturnType<typeof settingsOf>;
-    let watcher: NonNullable<ReturnType<typeof clientOf>["account"]["watcher"]>;
+    let watcher: StreamWatcher;
     try {
       settings = settingsOf(def);
       const { account } = clientOf(RED, def.account);
