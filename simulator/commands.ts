@@ -8,10 +8,17 @@ import type { Cancel, Timers } from "./timers";
 
 export type MarkerStyle = "value" | "key" | "no-id";
 export const MARKER_STYLES: readonly MarkerStyle[] = ["value", "key", "no-id"];
+/**
+ * The shape of new event ids: the hosted service's ("e" and 24 hex digits) or UUIDs, since any
+ * server that speaks the API may use ids of its own shape and clients must not depend on one.
+ */
+export type IdStyle = "octave" | "uuid";
+export const ID_STYLES: readonly IdStyle[] = ["octave", "uuid"];
 
 export interface CommandConfig {
   commandDelayMs: number;
   markerStyle: MarkerStyle;
+  idStyle: IdStyle;
 }
 
 type Marker =

@@ -1,7 +1,7 @@
 // The /_sim control interface: no authentication and plain JSON, for tests and benchmarks to set
 // the scene (devices, streams, bulk events, faults, offline devices) and read what the client did.
 
-import { MARKER_STYLES, type CommandConfig, type CommandProcessor } from "./commands";
+import { ID_STYLES, MARKER_STYLES, type CommandConfig, type CommandProcessor } from "./commands";
 import { FaultError, type Faults } from "./faults";
 import {
   MAX_CAPACITY,
@@ -352,8 +352,13 @@ function updateConfig(config: CommandConfig, body: Record<string, unknown>): voi
   if (style !== undefined && known === undefined) {
     throw new ControlError(400, `markerStyle must be one of ${MARKER_STYLES.join(", ")}`);
   }
+  const idStyle = ID_STYLES.find((s) => s === body.idStyle);
+  if (body.idStyle !== undefined && idStyle === undefined) {
+    throw new ControlError(400, `idStyle must be one of ${ID_STYLES.join(", ")}`);
+  }
   if (delay !== undefined) config.commandDelayMs = delay;
   if (known !== undefined) config.markerStyle = known;
+  if (idStyle !== undefined) config.idStyle = idStyle;
 }
 
 function decodeSegment(segment: string): string {

@@ -13,7 +13,10 @@ export interface FaultSpec {
   count?: number;
   status?: number;
   retryAfter?: string;
+  /** Waits before the request is processed. */
   delayMs?: number;
+  /** Processes the request at once and waits this long before answering. */
+  answerDelayMs?: number;
   drop?: FaultDrop;
   body?: FaultBody;
 }
@@ -26,6 +29,7 @@ export interface Fault {
   status: number | undefined;
   retryAfter: string | undefined;
   delayMs: number | undefined;
+  answerDelayMs: number | undefined;
   drop: FaultDrop | undefined;
   body: FaultBody | undefined;
 }
@@ -52,6 +56,7 @@ export class Faults {
       status: optionalInteger(spec, "status", 100, 599),
       retryAfter: optionalString(spec, "retryAfter"),
       delayMs: optionalInteger(spec, "delayMs", 0, MAX_DELAY_MS),
+      answerDelayMs: optionalInteger(spec, "answerDelayMs", 0, MAX_DELAY_MS),
       drop: undefined,
       body: undefined,
     };

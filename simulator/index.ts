@@ -3,13 +3,13 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { MarkerStyle } from "./commands";
+import type { IdStyle, MarkerStyle } from "./commands";
 import type { Stats } from "./control";
 import { SimulatorServer } from "./server";
 import type { SeedData } from "./store";
 import { Telemetry } from "./telemetry";
 
-export type { MarkerStyle } from "./commands";
+export type { IdStyle, MarkerStyle } from "./commands";
 export type { RequestRecord, Stats } from "./control";
 export type { FaultSpec } from "./faults";
 export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./store";
@@ -25,6 +25,8 @@ export interface SimulatorOptions {
   commandDelayMs?: number;
   /** Shape of the inbox markers; default "value". */
   markerStyle?: MarkerStyle;
+  /** Shape of event ids: "octave" (the default, e + 24 hex digits) or "uuid". */
+  idStyle?: IdStyle;
   /** No warnings on stderr. */
   quiet?: boolean;
   /** Serve HTTPS with this PEM key and certificate; `url` then starts with https://. */
@@ -64,7 +66,11 @@ export async function start(options: SimulatorOptions = {}): Promise<Simulator> 
   const host = options.host ?? "127.0.0.1";
   const server = new SimulatorServer(
     seed,
-    { commandDelayMs: delay, markerStyle: options.markerStyle ?? "value" },
+    {
+      commandDelayMs: delay,
+      markerStyle: options.markerStyle ?? "value",
+      idStyle: options.idStyle ?? "octave",
+    },
     options.quiet ?? false,
     options.tls,
   );

@@ -53,7 +53,7 @@ export class SimulatorServer implements ControlHost {
     tls?: { key: string | Buffer; cert: string | Buffer },
   ) {
     this.config = { ...initialConfig };
-    this.store = new Store(seed);
+    this.store = this.newStore();
     this.commands = new CommandProcessor(this.store, this.timers, this.config);
     this.api = new Api(this.store, this.commands);
     const handler: http.RequestListener = (req, res) => {
@@ -116,9 +116,16 @@ export class SimulatorServer implements ControlHost {
     this.log.clear();
     this.config.commandDelayMs = this.initialConfig.commandDelayMs;
     this.config.markerStyle = this.initialConfig.markerStyle;
-    this.store = new Store(this.seed);
+    this.config.idStyle = this.initialConfig.idStyle;
+    this.store = this.newStore();
     this.commands = new CommandProcessor(this.store, this.timers, this.config);
     this.api = new Api(this.store, this.commands);
+  }
+
+  private newStore(): Store {
+    const store = new Store(this.seed);
+    store.eventIds = () => this.config.idStyle;
+    return store;
   }
 
   private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -181,6 +188,12 @@ export class SimulatorServer implements ControlHost {
     if (result === "drop") {
       res.socket?.destroy();
       return;
+    }
+    if (fault?.answerDelayMs !== undefined && fault.answerDelayMs > 0) {
+      // The request took effect (a command is already on its way to the device); only the
+      // answer comes late, as from a slow gateway.
+      await this.delays.sleep(fault.answerDelayMs);
+      if (this.isClosed()) return;
     }
     record.status = result.status;
     send(res, result.status, result.json, result.headers, result.contentType);

@@ -2,7 +2,7 @@
 // streams, free streams and their events. Streams are sized for the benchmark (100,000 events
 // paged at high rates), so adding, dropping the oldest and reading a page never walk the stream.
 
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 
 export type Scalar = string | number | boolean;
 export type JsonValue = Scalar | null | JsonValue[] | JsonObject;
@@ -284,6 +284,8 @@ const NAME_RE = /^[A-Za-z0-9_.-]+$/;
 
 export class Store {
   readonly ids = new Ids();
+  /** Shape of new event ids (commands.ts IdStyle); the other ids keep the service's shape. */
+  eventIds: () => "octave" | "uuid" = () => "octave";
   readonly companies = new Map<string, Company>();
   readonly tokens = new Map<string, User>();
   private readonly devicesById = new Map<string, Device>();
@@ -400,7 +402,7 @@ export class Store {
     creationDate: number = Date.now(),
   ): StoredEvent {
     const event: StoredEvent = {
-      id: this.ids.next("e", creationDate),
+      id: this.eventIds() === "uuid" ? randomUUID() : this.ids.next("e", creationDate),
       streamId: stream.id,
       path: stream.path,
       creationDate,

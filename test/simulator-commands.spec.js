@@ -175,6 +175,27 @@ describe("simulated devices", function () {
       );
     });
 
+    it("gives events UUIDs in the uuid id style, and its markers name them", async function () {
+      sim = await startSim({ idStyle: "uuid" });
+      const sent = await command(sim, "lcd-board", { "/lcd/txt1": "u" });
+      const id = sent.json.body.id;
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const events = await inboxOf(sim, "lcd-board", 2);
+      assert.deepEqual(
+        events.map((e) => e.elems.cmd.ref),
+        [id, id],
+      );
+      assert.ok(events.every((e) => /^[0-9a-f-]{36}$/.test(e.id)));
+    });
+
+    it("switches the id style through the control interface and refuses an unknown one", async function () {
+      sim = await startSim();
+      assert.equal((await control(sim, "PUT", "/config", { idStyle: "uuid" })).status, 200);
+      const sent = await command(sim, "lcd-board", { "/lcd/txt1": "u" });
+      assert.equal(sent.json.body.id.length, 36);
+      assert.equal((await control(sim, "PUT", "/config", { idStyle: "int" })).status, 400);
+    });
+
     it("refuses an unknown marker style", async function () {
       sim = await startSim();
       const res = await control(sim, "PUT", "/config", { markerStyle: "xml" });

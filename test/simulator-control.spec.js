@@ -172,7 +172,11 @@ describe("simulator control interface", function () {
 
   it("resets to the seed", async function () {
     await control(sim, "POST", "/devices", { name: "temp" });
-    await control(sim, "PUT", "/config", { commandDelayMs: 500, markerStyle: "key" });
+    await control(sim, "PUT", "/config", {
+      commandDelayMs: 500,
+      markerStyle: "key",
+      idStyle: "uuid",
+    });
     await control(sim, "POST", "/faults", { status: 500, count: 10 });
     await api(sim, "PUT", "/device/lcd-board", { body: { state: {} } });
     const reset = await control(sim, "POST", "/reset");
@@ -180,7 +184,7 @@ describe("simulator control interface", function () {
     assert.deepEqual(sim.stats(), { total: 0, byRoute: {} });
     assert.deepEqual((await control(sim, "GET", "/faults")).json, []);
     const config = (await control(sim, "GET", "/config")).json;
-    assert.deepEqual(config, { commandDelayMs: 5, markerStyle: "value" });
+    assert.deepEqual(config, { commandDelayMs: 5, markerStyle: "value", idStyle: "octave" });
     assert.equal((await control(sim, "GET", "/devices/temp")).status, 404);
     const device = await api(sim, "GET", "/device/lcd-board");
     assert.equal(device.json.body.state["/lcd/txt1"], "Hello");

@@ -74,6 +74,21 @@ describe("simulator fault injection", function () {
     assert.ok(Date.now() - started >= 140);
   });
 
+  it("with answerDelayMs, processes the request at once and answers late", async function () {
+    await control(sim, "POST", "/faults", { method: "POST", answerDelayMs: 1500 });
+    const path = `/${sim.company}/devices/lcd-board/:command`;
+    const answered = api(sim, "POST", "/event", { body: { path, elems: { "/lcd/txt1": "x" } } });
+    // The device runs the command while the answer is still on its way.
+    const events = await inboxOf(sim, "lcd-board", 2, 3000);
+    assert.match(JSON.stringify(events[1].elems), /COMMAND_COMPLETE/);
+    let done = false;
+    void answered.then(() => (done = true));
+    assert.equal(done, false);
+    const res = await answered;
+    assert.equal(res.status, 201);
+    assert.equal(events[1].elems.cmd.ref, res.json.body.id);
+  });
+
   it('drops the connection "before" processing: no event is created', async function () {
     await control(sim, "POST", "/faults", { path: "/event", drop: "before" });
     const before = await count(sim);
