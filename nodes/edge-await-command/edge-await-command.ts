@@ -1,15 +1,29 @@
 // Turns "a command was sent" into "the device did it, failed, or did not answer in time" by
 // watching the device's `:inbox` for the command's markers through the account's shared poller.
 // Output 1 is COMMAND_COMPLETE, 2 COMMAND_FAULT, 3 the timeout. msg.reset ends this node's waits.
+//
+// A timeout is only reported after one more read of the inbox made after the deadline, so a late
+// poll never turns a completed command into "timed out". Pending waits are kept in a context store
+// and resume when the node starts again (redeploy, restart), with msg.restored = true.
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { clientOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import type { InboxPoller, InboxRef, Wait } from "../lib/commands/inbox-poller";
+import type {
+  InboxObserver,
+  InboxPoller,
+  InboxRef,
+  Wait,
+  WatchHandle,
+} from "../lib/commands/inbox-poller";
 import type { MarkerName } from "../lib/commands/markers";
+import { WaitStore, parseMessage, serializeMessage } from "../lib/commands/saved-waits";
+import type { SavedWait } from "../lib/commands/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
+import { translator } from "../lib/node-red/i18n";
+import type { Translate } from "../lib/node-red/i18n";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
 import {
@@ -23,6 +37,8 @@ interface AwaitCommandDef extends NodeDef {
   inbox: string;
   timeout: number | string;
   interval: number | string;
+  /** Context store of the pending waits; empty = Node-RED's default store. */
+  store?: string;
 }
 
 const R = AWAIT_COMMAND_RANGES;
@@ -53,6 +69,16 @@ const OUTPUT: Record<MarkerName, number> = {
   COMMAND_FAULT: 1,
 };
 
+/** What the waits of one node share. */
+interface NodeShared {
+  readonly t: Translate;
+  readonly observer: InboxObserver;
+  readonly saved: WaitStore;
+  waiting: number;
+  /** Set while the node closes: its waits end without output but stay saved. */
+  closing: boolean;
+}
+
 /**
  * One pending wait, as a class rather than a nest of closures: a thousand may be pending at once,
  * and this halves the heap each holds (bench/waiting.js). It is the poller's Wait, its own abort
@@ -62,94 +88,184 @@ class PendingWait implements Wait {
   readonly commandId: string | undefined;
   readonly since: number;
   readonly intervalMs: number;
+  readonly observer: InboxObserver;
   /** Made with the first marker: most waits hold none for most of their life. */
   private markers: DeviceEvent[] | undefined;
-  private readonly started = performance.now();
   private timer: NodeJS.Timeout | undefined;
-  private unwatch: (() => void) | undefined;
+  private handle: WatchHandle | undefined;
   private ended = false;
 
   constructor(
     wait: Pick<Wait, "commandId" | "since" | "intervalMs">,
     private readonly msg: NodeMessageInFlow,
     private readonly ctx: InputContext,
-    private readonly counter: { waiting: number },
+    private readonly shared: NodeShared,
+    /** Wall clock ms at the start of the wait (earlier than now when restored). */
+    private readonly startedAt: number,
+    private readonly timeoutMs: number,
+    private readonly ttl: number | undefined,
+    private readonly key: string | undefined,
     private readonly resolve: (result: Result | null) => void,
     private readonly reject: (err: unknown) => void,
   ) {
     this.commandId = wait.commandId;
     this.since = wait.since;
     this.intervalMs = wait.intervalMs;
+    this.observer = shared.observer;
   }
 
-  start(poller: InboxPoller, inbox: InboxRef, timeoutMs: number): void {
-    this.counter.waiting++;
-    this.unwatch = poller.watch(inbox, this);
-    this.timer = setTimeout(timeUp, timeoutMs, this);
+  start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
+    this.shared.waiting++;
     this.ctx.signal.addEventListener("abort", this, { once: true });
+    this.handle = poller.watch(inbox, this);
+    if (this.ended) return;
+    this.timer = setTimeout(timeUp, Math.max(0, remainingMs), this);
   }
 
   onMarker(event: DeviceEvent, marker: MarkerName): void {
+    if (this.ended) return;
     (this.markers ??= []).push(event);
     const output = OUTPUT[marker];
     if (output >= 0) {
-      this.finish(output, event, output === 0 ? "complete" : "fault");
+      this.finish(output, event, output === 0 ? "complete" : "fault", undefined);
     } else {
       this.ctx.status({
         fill: "yellow",
         shape: "dot",
-        text: this.ctx.t("edge-await-command.status.started", { count: this.counter.waiting }),
+        text: this.shared.t("edge-await-command.status.started", {
+          count: this.shared.waiting,
+        }),
       });
     }
   }
 
   onError(err: EdgeError): void {
-    if (this.end()) this.reject(err);
+    if (this.end(true)) this.reject(err);
+  }
+
+  onFinalRead(err: EdgeError | undefined): void {
+    this.finish(2, null, "timeout", err);
+  }
+
+  /** The deadline passed: read the inbox once more before leaving on "timed out". */
+  timeUp(): void {
+    this.timer = undefined;
+    if (!this.ended) this.handle?.finalRead();
   }
 
   /** The node's waits were cancelled (close or msg.reset). */
   handleEvent(): void {
-    if (this.end()) this.resolve(null);
+    if (this.end(!this.shared.closing)) this.resolve(null);
   }
 
-  finish(output: number, event: DeviceEvent | null, kind: string): void {
-    if (!this.end()) return;
-    const { msg } = this;
+  private finish(
+    output: number,
+    event: DeviceEvent | null,
+    kind: string,
+    readError: EdgeError | undefined,
+  ): void {
+    if (!this.end(true)) return;
+    const { msg, shared } = this;
     const out: (NodeMessage | null)[] = [null, null, null];
-    const elapsed = Math.round(performance.now() - this.started);
+    const elapsed = Math.max(0, Date.now() - this.startedAt);
     msg.payload = event;
     msg.markers = this.markers ?? [];
     msg.elapsed = elapsed;
+    if (output === 2) {
+      const mayRunUntil = this.ttl === undefined ? null : this.startedAt + this.ttl;
+      msg.timedOut = {
+        timeout: this.timeoutMs,
+        ttl: this.ttl ?? null,
+        mayRunUntil,
+        note: shared.t(
+          mayRunUntil === null
+            ? "edge-await-command.timedOut.noTtl"
+            : "edge-await-command.timedOut.ttl",
+          { until: mayRunUntil === null ? "" : new Date(mayRunUntil).toISOString() },
+        ),
+        ...(readError ? { inboxError: readError.message } : {}),
+      };
+    }
     out[output] = msg;
     const fill = output === 0 ? "green" : output === 1 ? "red" : "yellow";
     this.resolve({
       send: out,
-      status: this.ctx.t(`edge-await-command.status.${kind}`, { elapsed }),
+      status: shared.t(`edge-await-command.status.${kind}`, { elapsed }),
       fill,
     });
   }
 
-  /** Stops the timer, the watch and the abort listener; false when the wait had already ended. */
-  private end(): boolean {
+  /**
+   * Stops the timer, the watch and the abort listener, and forgets the saved wait unless told to
+   * keep it; false when the wait had already ended.
+   */
+  private end(forget: boolean): boolean {
     if (this.ended) return false;
     this.ended = true;
-    this.counter.waiting--;
+    this.shared.waiting--;
     clearTimeout(this.timer);
-    this.unwatch?.();
+    this.handle?.stop();
     this.ctx.signal.removeEventListener("abort", this);
+    if (forget && this.key !== undefined) this.shared.saved.remove(this.key);
     return true;
   }
 }
 
 function timeUp(wait: PendingWait): void {
-  wait.finish(2, null, "timeout");
+  wait.timeUp();
 }
 
 export = function (RED: NodeAPI): void {
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
     RED.nodes.createNode(this, def);
+    const node = this;
     const setStatus = this.status.bind(this);
+    const t = translator(RED, "edge-await-command");
     let handle: InputHandle | undefined = undefined;
+    let ttlWarned = false;
+    let overrunWarned = false;
+    /** Saved waits being restored, by the message they restore. */
+    const restoring = new WeakMap<object, [string, SavedWait]>();
+
+    const observer: InboxObserver = {
+      onReadState(err) {
+        if (err) {
+          setStatus({
+            fill: "yellow",
+            shape: "ring",
+            text: t("edge-await-command.status.unread", {
+              reason: err.code,
+              count: shared.waiting,
+            }),
+          });
+        } else {
+          setStatus({
+            fill: "blue",
+            shape: "ring",
+            text: t("edge-await-command.status.waiting", { count: shared.waiting }),
+          });
+        }
+      },
+      onOverrun() {
+        if (overrunWarned) return;
+        overrunWarned = true;
+        node.warn(t("edge-await-command.warn.overrun"));
+      },
+    };
+    const store = blank(def.store) ? undefined : String(def.store).trim();
+    const saved = new WaitStore(this, store, (err) => {
+      node.warn(t("edge-await-command.warn.store", { detail: String(err) }));
+    });
+    const shared: NodeShared = { t, observer, saved, waiting: 0, closing: false };
+
+    // Registered before handleInput's own close listener, so it runs first: the waits that the
+    // handler then cancels know the node is closing and stay saved.
+    this.on("close", (removed: boolean, done: () => void) => {
+      shared.closing = true;
+      RED.events.off("flows:started", restore);
+      if (removed) saved.removeAll().then(done, done);
+      else done();
+    });
 
     const step = (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
       if (msg.reset) {
@@ -158,6 +274,26 @@ export = function (RED: NodeAPI): void {
         return Promise.resolve(null);
       }
       const { client, poller } = clientOf(RED, def.account);
+      const restored = restoring.get(msg);
+      if (restored) {
+        restoring.delete(msg);
+        const [key, w] = restored;
+        return new Promise<Result | null>((resolve, reject) => {
+          const wait = { commandId: w.commandId, since: w.since, intervalMs: w.intervalMs };
+          new PendingWait(
+            wait,
+            msg,
+            ctx,
+            shared,
+            w.startedAt,
+            w.timeoutMs,
+            w.ttl,
+            key,
+            resolve,
+            reject,
+          ).start(poller, w.inbox, w.deadline - Date.now());
+        });
+      }
       const command = commandOf(msg);
       let inbox: InboxRef;
       if (!blank(def.inbox)) {
@@ -187,25 +323,86 @@ export = function (RED: NodeAPI): void {
         R.interval.min,
         R.interval.max,
       );
+      if (ttl !== undefined && ttl > timeout && !ttlWarned) {
+        ttlWarned = true;
+        const text = ctx.t("edge-await-command.warn.ttl", { ttl, timeout });
+        node.warn(text);
+        setStatus({ fill: "yellow", shape: "ring", text: ctx.t("edge-await-command.status.ttl") });
+      }
       const since =
         typeof command.id === "string"
           ? command.creationDate
           : command.creationDate - LOCAL_CLOCK_SKEW_MS;
+      const startedAt = Date.now();
+      const key = saved.newKey();
+      const { json, dropped } = serializeMessage(msg);
+      if (dropped.length > 0) {
+        node.warn(ctx.t("edge-await-command.warn.unsaved", { props: dropped.join(", ") }));
+      }
+      saved.save(key, {
+        v: 1,
+        inbox,
+        ...(command.id !== undefined ? { commandId: command.id } : {}),
+        since,
+        deadline: startedAt + timeout,
+        timeoutMs: timeout,
+        intervalMs,
+        ...(ttl !== undefined ? { ttl } : {}),
+        startedAt,
+        msg: json,
+      });
 
       return new Promise<Result | null>((resolve, reject) => {
         const wait = { commandId: command.id, since, intervalMs };
-        new PendingWait(wait, msg, ctx, counter, resolve, reject).start(poller, inbox, timeout);
+        new PendingWait(
+          wait,
+          msg,
+          ctx,
+          shared,
+          startedAt,
+          timeout,
+          ttl,
+          key,
+          resolve,
+          reject,
+        ).start(poller, inbox, timeout);
       });
     };
 
-    const counter = { waiting: 0 };
     handle = handleInput(RED, this, "edge-await-command", step, {
-      busy: (count, t) => ({
+      busy: (count, tr) => ({
         fill: "blue",
         shape: "ring",
-        text: t("edge-await-command.status.waiting", { count }),
+        text: tr("edge-await-command.status.waiting", { count }),
       }),
     });
+
+    /** Resumes the waits saved by this node before a redeploy or restart. */
+    function restore(): void {
+      RED.events.off("flows:started", restore);
+      if (shared.closing) return;
+      saved.list().then(
+        (list) => {
+          if (shared.closing) return;
+          for (const [key, w] of list) {
+            let msg: NodeMessageInFlow;
+            try {
+              msg = parseMessage(w.msg);
+            } catch {
+              saved.remove(key);
+              continue;
+            }
+            msg.restored = true;
+            restoring.set(msg, [key, w]);
+            node.receive(msg);
+          }
+        },
+        (err: unknown) => {
+          node.warn(t("edge-await-command.warn.store", { detail: String(err) }));
+        },
+      );
+    }
+    RED.events.on("flows:started", restore);
   }
 
   RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode, {

@@ -1,50 +1,115 @@
 // Recognising command markers in a device's `:inbox`. Where the real service puts the marker name
-// in `elems`, and whether it names the command it answers, is not public (docs/api-notes.md,
-// Markers), so the name counts anywhere in `elems`, as a key or as a value, at any depth, and an
-// id counts anywhere too. Configuration-push markers and every other inbox event are not command
-// markers.
+// in `elems`, and whether it names the command it answers, is not public (docs/api-notes.md, Markers), so the
+// name counts anywhere in `elems`, as a key or as a value, at any depth, and so does the id of
+// the command it answers, whatever shape the server's ids have. Configuration-push markers and
+// every other inbox event are not command markers.
 import type { DeviceEvent } from "../api/types";
 
 export const MARKERS = ["COMMAND_START", "COMMAND_COMPLETE", "COMMAND_FAULT"] as const;
 export type MarkerName = (typeof MARKERS)[number];
 
 const MARKER_SET: ReadonlySet<string> = new Set(MARKERS);
-/** An event id of the real service: `e` and 24 lowercase hex digits. */
-const EVENT_ID = /\be[0-9a-f]{24}\b/g;
+/**
+ * Strings that are an event id of a known shape: the hosted service's (`e` and 24 hex digits) or
+ * a UUID. Only used to tell that a marker names some command that is not ours; our own commands'
+ * ids are matched whatever their shape.
+ */
+const ID_SHAPES =
+  /\be[0-9a-f]{24}\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i;
 /** Bounds the walk over a hostile or huge elems object. */
 const MAX_DEPTH = 8;
 const MAX_VISITS = 500;
+/** Characters of one string searched for ids: a marker's strings are short. */
+const MAX_CHARS = 4096;
 
-function walk(value: unknown, visit: (text: string) => boolean): boolean {
+/** A command marker as the poller handles it: the event, its name and the strings it holds. */
+export interface Marker {
+  readonly event: DeviceEvent;
+  readonly name: MarkerName;
+  /** Every key and string value of its elems, at any depth (bounded). */
+  readonly strings: readonly string[];
+}
+
+/** The command marker this event carries, or undefined when it carries none. */
+export function markerOf(event: DeviceEvent): Marker | undefined {
+  let name: MarkerName | undefined;
+  const strings: string[] = [];
   let visits = 0;
-  const go = (v: unknown, depth: number): boolean => {
-    if (++visits > MAX_VISITS) return false;
-    if (typeof v === "string") return visit(v);
-    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) return false;
-    for (const [key, child] of Object.entries(v)) {
-      if (visit(key) || go(child, depth + 1)) return true;
-    }
-    return false;
+  const visit = (text: string): void => {
+    if (name === undefined && MARKER_SET.has(text)) name = text as MarkerName;
+    else strings.push(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text);
   };
-  return go(value, 0);
+  const go = (v: unknown, depth: number): void => {
+    if (++visits > MAX_VISITS) return;
+    if (typeof v === "string") {
+      visit(v);
+      return;
+    }
+    if (typeof v !== "object" || v === null || depth > MAX_DEPTH) return;
+    for (const key of Object.keys(v)) {
+      visit(key);
+      go((v as Record<string, unknown>)[key], depth + 1);
+    }
+  };
+  go(event.elems, 0);
+  return name === undefined ? undefined : { event, name, strings };
 }
 
-/** The command marker this event carries, if any. */
-export function markerOf(event: DeviceEvent): MarkerName | undefined {
-  let found: MarkerName | undefined;
-  walk(event.elems, (text) => {
-    if (MARKER_SET.has(text)) found = text as MarkerName;
-    return found !== undefined;
-  });
-  return found;
+/** True when one of the marker's strings holds an id of a known shape. */
+export function namesSomeId(marker: Marker): boolean {
+  return marker.strings.some((s) => ID_SHAPES.test(s));
 }
 
-/** Every event id mentioned in the event's elems (not its own id). */
-export function idsIn(event: DeviceEvent): string[] {
-  const ids: string[] = [];
-  walk(event.elems, (text) => {
-    for (const m of text.matchAll(EVENT_ID)) ids.push(m[0]);
-    return false;
-  });
-  return ids;
+/**
+ * Finds, among the marker's strings, one that is or contains a key of a map of ids, at a cost
+ * that does not depend on how many ids the map holds: an exact lookup per string, then a lookup
+ * per substring of each length the map's ids have (one or two lengths in practice).
+ */
+export class IdIndex<T> {
+  private readonly map = new Map<string, T>();
+  /** How many ids of each length are in the map. */
+  private readonly lengths = new Map<number, number>();
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(id: string): T | undefined {
+    return this.map.get(id);
+  }
+
+  set(id: string, value: T): void {
+    if (!this.map.has(id)) this.lengths.set(id.length, (this.lengths.get(id.length) ?? 0) + 1);
+    this.map.set(id, value);
+  }
+
+  delete(id: string): void {
+    if (!this.map.delete(id)) return;
+    const n = (this.lengths.get(id.length) ?? 1) - 1;
+    if (n === 0) this.lengths.delete(id.length);
+    else this.lengths.set(id.length, n);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.map.keys();
+  }
+
+  /** The value of the first id that one of the strings is, or else contains. */
+  find(strings: readonly string[]): T | undefined {
+    if (this.map.size === 0) return undefined;
+    for (const s of strings) {
+      const hit = this.map.get(s);
+      if (hit !== undefined) return hit;
+    }
+    for (const s of strings) {
+      for (const length of this.lengths.keys()) {
+        if (length === 0 || length >= s.length) continue;
+        for (let i = 0; i + length <= s.length; i++) {
+          const hit = this.map.get(s.slice(i, i + length));
+          if (hit !== undefined) return hit;
+        }
+      }
+    }
+    return undefined;
+  }
 }
