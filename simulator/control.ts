@@ -256,12 +256,17 @@ function createDevice(host: ControlHost, body: Record<string, unknown>): JsonObj
   if (online !== undefined && typeof online !== "boolean") {
     throw new ControlError(400, "online must be a boolean");
   }
+  const capacity = body.inboxCapacity;
+  if (capacity !== undefined && typeof capacity !== "number") {
+    throw new ControlError(400, `inboxCapacity must be an integer from 1 to ${MAX_CAPACITY}`);
+  }
   const device = host.store.createDevice({
     name,
     company: companyOf(host, body.company),
     resources: resources ?? [],
     state: cleanState,
     online: online ?? true,
+    ...(capacity !== undefined ? { inboxCapacity: capacity } : {}),
   });
   // The device itself, as the API shows it, plus what tests need to drive it.
   const info = deviceInfo(host, device);

@@ -30,6 +30,8 @@ export interface SeedDevice {
   online?: boolean;
   commandStreamId?: string;
   inboxStreamId?: string;
+  /** Events the device's :inbox keeps (default 1,000, at most 100,000). */
+  inboxCapacity?: number;
 }
 export interface SeedEvent {
   elems: JsonObject;
@@ -327,6 +329,10 @@ export class Store {
   }
 
   createDevice(spec: NewDevice): Device {
+    const inboxCapacity = spec.inboxCapacity ?? DEFAULT_CAPACITY;
+    if (!Number.isInteger(inboxCapacity) || inboxCapacity < 1 || inboxCapacity > MAX_CAPACITY) {
+      throw new StoreError(400, `inboxCapacity must be an integer from 1 to ${MAX_CAPACITY}`);
+    }
     const company = spec.company;
     if (!NAME_RE.test(spec.name)) throw new StoreError(400, `Invalid device name: ${spec.name}`);
     if (this.devicesByName.has(company.name + "/" + spec.name)) {
@@ -368,7 +374,7 @@ export class Store {
     );
     device.inboxStream = this.addStream(
       `${base}/:inbox`,
-      DEFAULT_CAPACITY,
+      inboxCapacity,
       company,
       "inbox",
       device,
