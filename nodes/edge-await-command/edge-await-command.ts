@@ -218,8 +218,9 @@ function timeUp(wait: PendingWait): void {
 export = function (RED: NodeAPI): void {
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
     RED.nodes.createNode(this, def);
-    const node = this;
     const setStatus = this.status.bind(this);
+    const warn = this.warn.bind(this);
+    const receive = this.receive.bind(this);
     const t = translator(RED, "edge-await-command");
     let handle: InputHandle | undefined = undefined;
     let ttlWarned = false;
@@ -249,12 +250,12 @@ export = function (RED: NodeAPI): void {
       onOverrun() {
         if (overrunWarned) return;
         overrunWarned = true;
-        node.warn(t("edge-await-command.warn.overrun"));
+        warn(t("edge-await-command.warn.overrun"));
       },
     };
     const store = blank(def.store) ? undefined : String(def.store).trim();
     const saved = new WaitStore(this, store, (err) => {
-      node.warn(t("edge-await-command.warn.store", { detail: String(err) }));
+      warn(t("edge-await-command.warn.store", { detail: String(err) }));
     });
     const shared: NodeShared = { t, observer, saved, waiting: 0, closing: false };
 
@@ -326,7 +327,7 @@ export = function (RED: NodeAPI): void {
       if (ttl !== undefined && ttl > timeout && !ttlWarned) {
         ttlWarned = true;
         const text = ctx.t("edge-await-command.warn.ttl", { ttl, timeout });
-        node.warn(text);
+        warn(text);
         setStatus({ fill: "yellow", shape: "ring", text: ctx.t("edge-await-command.status.ttl") });
       }
       const since =
@@ -337,7 +338,7 @@ export = function (RED: NodeAPI): void {
       const key = saved.newKey();
       const { json, dropped } = serializeMessage(msg);
       if (dropped.length > 0) {
-        node.warn(ctx.t("edge-await-command.warn.unsaved", { props: dropped.join(", ") }));
+        warn(ctx.t("edge-await-command.warn.unsaved", { props: dropped.join(", ") }));
       }
       saved.save(key, {
         v: 1,
@@ -394,11 +395,11 @@ export = function (RED: NodeAPI): void {
             }
             msg.restored = true;
             restoring.set(msg, [key, w]);
-            node.receive(msg);
+            receive(msg);
           }
         },
         (err: unknown) => {
-          node.warn(t("edge-await-command.warn.store", { detail: String(err) }));
+          warn(t("edge-await-command.warn.store", { detail: String(err) }));
         },
       );
     }

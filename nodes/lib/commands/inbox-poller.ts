@@ -159,7 +159,10 @@ class UnclaimedMarkers {
     let i = this.byDate.length;
     while (i > 0 && this.byDate[i - 1].date > item.date) i--;
     this.byDate.splice(i, 0, item);
-    while (this.items.size > MAX_UNCLAIMED) this.drop(this.items.values().next().value!);
+    for (const oldest of this.items) {
+      if (this.items.size <= MAX_UNCLAIMED) break;
+      this.drop(oldest);
+    }
   }
 
   /** Adds the substrings of a newly seen id length to the index. */
@@ -331,7 +334,12 @@ class InboxWatch {
         else {
           this.byId.delete(id);
           this.ended.set(id, Date.now());
-          if (this.ended.size > MAX_ENDED) this.ended.delete(this.ended.keys().next().value!);
+          if (this.ended.size > MAX_ENDED) {
+            for (const oldest of this.ended.keys()) {
+              this.ended.delete(oldest);
+              break;
+            }
+          }
         }
       } else {
         for (let e = first; e; e = e.sameId) {
@@ -563,13 +571,19 @@ class InboxWatch {
       }
       if (this.failing) {
         this.failing = undefined;
-        this.tell((o) => o.onReadState(undefined));
+        this.tell((o) => {
+          o.onReadState(undefined);
+        });
       }
-      if (overrun) this.tell((o) => o.onOverrun());
+      if (overrun) {
+        this.tell((o) => {
+          o.onOverrun();
+        });
+      }
       this.finishFinals(started, undefined);
       this.prune(now, need);
     } catch (caught) {
-      if (controller.signal.aborted || this.closed) return;
+      if (controller.signal.aborted || this.isClosed()) return;
       const err = caught as EdgeError;
       if (isLasting(err)) {
         for (let e = this.head; e;) {
@@ -581,7 +595,9 @@ class InboxWatch {
       }
       this.failing = err;
       this.retryAfterMs = err.retryAfterMs ?? 0;
-      this.tell((o) => o.onReadState(err));
+      this.tell((o) => {
+        o.onReadState(err);
+      });
       this.finishFinals(started, err);
     } finally {
       if (this.controller === controller) this.controller = undefined;
@@ -626,13 +642,15 @@ class InboxWatch {
         if (d > this.horizon) this.horizon = d;
       }
     }
-    for (const [id, at] of [...this.endedEntries()]) {
-      if (now - at > RETAIN_MS) this.ended.delete(id);
+    for (const id of [...this.ended.keys()]) {
+      const at = this.ended.get(id);
+      if (at !== undefined && now - at > RETAIN_MS) this.ended.delete(id);
     }
   }
 
-  private *endedEntries(): Generator<[string, number]> {
-    for (const id of this.ended.keys()) yield [id, this.ended.get(id)!];
+  /** Read through a method: the poll awaits, and close() may run in between. */
+  private isClosed(): boolean {
+    return this.closed;
   }
 }
 

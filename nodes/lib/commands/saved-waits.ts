@@ -28,27 +28,24 @@ export interface SavedWait {
 /** The message as JSON, and the names of its properties that could not be kept. */
 export function serializeMessage(msg: NodeMessageInFlow): { json: string; dropped: string[] } {
   const dropped: string[] = [];
-  const keep: Record<string, unknown> = {};
+  const keep = new Map<string, unknown>();
   for (const [key, value] of Object.entries(msg)) {
-    if (typeof value === "function" || typeof value === "symbol") {
-      dropped.push(key);
-      continue;
-    }
-    keep[key] = value;
+    if (typeof value === "function" || typeof value === "symbol") dropped.push(key);
+    else keep.set(key, value);
   }
   try {
-    return { json: JSON.stringify(keep), dropped };
+    return { json: JSON.stringify(Object.fromEntries(keep)), dropped };
   } catch {
     // A cycle, a BigInt, a socket (msg.req of an http in node): find which, keep the rest.
-    for (const key of Object.keys(keep)) {
+    for (const [key, value] of keep) {
       try {
-        JSON.stringify(keep[key]);
+        JSON.stringify(value);
       } catch {
         dropped.push(key);
-        delete keep[key];
+        keep.delete(key);
       }
     }
-    return { json: JSON.stringify(keep), dropped };
+    return { json: JSON.stringify(Object.fromEntries(keep)), dropped };
   }
 }
 
@@ -73,7 +70,6 @@ function isSavedWait(value: unknown): value is SavedWait {
   return (
     v.v === 1 &&
     typeof v.inbox === "object" &&
-    v.inbox !== null &&
     typeof v.since === "number" &&
     typeof v.deadline === "number" &&
     typeof v.intervalMs === "number" &&
