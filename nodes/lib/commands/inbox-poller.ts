@@ -8,13 +8,14 @@
 // server has dropped the oldest, and the watch reports an overrun. A poll that fails leaves
 // everything as it was; the next one reads the same events again.
 //
-// Which wait a marker belongs to (docs/api-notes.md, Markers): the wait whose command id is, or is contained
-// in, one of the marker's strings (keys or values, any depth), found through an index by command
-// id, so the cost does not grow with the number of waits. A marker that names an id, but of no
-// pending wait, belongs to none of them: it waits, unclaimed, for a wait that may start a moment
-// later (a delay node between send and await, an answer that came after the device acted), or for
-// the oldest wait without a command id created at or before it. A marker that names no id at all
-// belongs to the oldest wait created at or before it. Every marker goes to exactly one wait.
+// Which wait a marker belongs to (docs/api-notes.md, Markers): the wait whose command id is, or
+// is contained in, one of the marker's strings (keys or values, any depth), found through an
+// index by command id, so the cost does not grow with the number of waits. A marker that names an
+// id, but of no pending wait, belongs to none of them: it waits, unclaimed, for a wait that may
+// start a moment later (a delay node between send and await, an answer that came after the device
+// acted), or for the oldest wait without a command id created at or before it. A marker that
+// names no id at all belongs to the oldest wait created at or before it. Every marker goes to
+// exactly one wait.
 import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
@@ -62,7 +63,7 @@ export interface WatchHandle {
 
 const FIRST_PAGE = 100;
 const NEXT_PAGE = 500;
-/** The largest capacity a stream can have (docs/api-notes.md, Markers): no poll reads more than this. */
+/** The largest capacity the service allowed a stream: no poll reads more than this. */
 const MAX_EVENTS_PER_POLL = 100_000;
 /** Unclaimed markers, and the ids of events already read, are kept this long after the read. */
 export const RETAIN_MS = 10 * 60_000;

@@ -1,8 +1,8 @@
 // Recognising command markers in a device's `:inbox`. Where the real service puts the marker name
-// in `elems`, and whether it names the command it answers, is not public (docs/api-notes.md, Markers), so the
-// name counts anywhere in `elems`, as a key or as a value, at any depth, and so does the id of
-// the command it answers, whatever shape the server's ids have. Configuration-push markers and
-// every other inbox event are not command markers.
+// in `elems`, and whether it names the command it answers, is not public (docs/api-notes.md,
+// Markers), so the name counts anywhere in `elems`, as a key or as a value, at any depth, and so
+// does the id of the command it answers, whatever shape the server's ids have. Configuration-push
+// markers and every other inbox event are not command markers.
 import type { DeviceEvent } from "../api/types";
 
 export const MARKERS = ["COMMAND_START", "COMMAND_COMPLETE", "COMMAND_FAULT"] as const;
