@@ -314,6 +314,7 @@ describe("edge-await-command reliability", function () {
       commands.push(...list.json.body);
     }
     assert.equal(new Set(commands.map((c) => c.id)).size, N);
+    commands.sort((a, b) => a.creationDate - b.creationDate);
     const { a1, ok, late, caught } = await start(env.sim, {
       awaitProps: { interval: 200, timeout: "150000" },
     });

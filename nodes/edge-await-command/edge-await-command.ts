@@ -77,12 +77,41 @@ interface NodeShared {
   waiting: number;
   /** Set while the node closes: its waits end without output but stay saved. */
   closing: boolean;
+  /**
+   * The pending waits of each abort signal, with one listener per signal: one per wait made
+   * Node 20 walk the whole listener list on every add (issue 15).
+   */
+  readonly bySignal: Map<AbortSignal, Set<PendingWait>>;
+}
+
+function listen(shared: NodeShared, signal: AbortSignal, wait: PendingWait): void {
+  let waits = shared.bySignal.get(signal);
+  if (!waits) {
+    const set = new Set<PendingWait>();
+    waits = set;
+    shared.bySignal.set(signal, set);
+    signal.addEventListener(
+      "abort",
+      () => {
+        shared.bySignal.delete(signal);
+        for (const w of [...set]) w.cancel();
+      },
+      { once: true },
+    );
+  }
+  waits.add(wait);
+}
+
+function unlisten(shared: NodeShared, signal: AbortSignal, wait: PendingWait): void {
+  // The listener stays until the signal aborts or the node closes: the handler keeps one signal
+  // for all its messages, so it is one listener per node, not per wait.
+  shared.bySignal.get(signal)?.delete(wait);
 }
 
 /**
  * One pending wait, as a class rather than a nest of closures: a thousand may be pending at once,
- * and this halves the heap each holds (bench/waiting.js). It is the poller's Wait, its own abort
- * listener (handleEvent) and its timer's argument.
+ * and this halves the heap each holds (bench/waiting.js). It is the poller's Wait and its timer's
+ * argument.
  */
 class PendingWait implements Wait {
   readonly commandId: string | undefined;
@@ -116,7 +145,11 @@ class PendingWait implements Wait {
 
   start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
     this.shared.waiting++;
-    this.ctx.signal.addEventListener("abort", this, { once: true });
+    if (this.ctx.signal.aborted) {
+      this.cancel();
+      return;
+    }
+    listen(this.shared, this.ctx.signal, this);
     this.handle = poller.watch(inbox, this);
     if (this.ended) return;
     this.timer = setTimeout(timeUp, Math.max(0, remainingMs), this);
@@ -154,7 +187,7 @@ class PendingWait implements Wait {
   }
 
   /** The node's waits were cancelled (close or msg.reset). */
-  handleEvent(): void {
+  cancel(): void {
     if (this.end(!this.shared.closing)) this.resolve(null);
   }
 
@@ -205,7 +238,7 @@ class PendingWait implements Wait {
     this.shared.waiting--;
     clearTimeout(this.timer);
     this.handle?.stop();
-    this.ctx.signal.removeEventListener("abort", this);
+    unlisten(this.shared, this.ctx.signal, this);
     if (forget && this.key !== undefined) this.shared.saved.remove(this.key);
     return true;
   }
@@ -257,7 +290,14 @@ export = function (RED: NodeAPI): void {
     const saved = new WaitStore(this, store, (err) => {
       warn(t("edge-await-command.warn.store", { detail: String(err) }));
     });
-    const shared: NodeShared = { t, observer, saved, waiting: 0, closing: false };
+    const shared: NodeShared = {
+      t,
+      observer,
+      saved,
+      waiting: 0,
+      closing: false,
+      bySignal: new Map(),
+    };
 
     // Registered before handleInput's own close listener, so it runs first: the waits that the
     // handler then cancels know the node is closing and stay saved.

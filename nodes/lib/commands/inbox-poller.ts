@@ -391,8 +391,9 @@ class InboxWatch {
   private insert(entry: Entry): void {
     this.count++;
     const since = entry.wait.since;
-    // Waits mostly start in the order of their commands: walk back from the newest.
-    let after = this.tail;
+    // Waits mostly start in the order of their commands: walk back from the newest, unless the
+    // wait is older than all (commands replayed newest first).
+    let after = this.head && since < this.head.wait.since ? undefined : this.tail;
     while (after && after.wait.since > since) after = after.prev;
     entry.prev = after;
     entry.next = after ? after.next : this.head;
@@ -401,7 +402,7 @@ class InboxWatch {
     if (after) after.next = entry;
     else this.head = entry;
     if (entry.wait.commandId === undefined) {
-      let a = this.tailNoId;
+      let a = this.headNoId && since < this.headNoId.wait.since ? undefined : this.tailNoId;
       while (a && a.wait.since > since) a = a.prevNoId;
       entry.prevNoId = a;
       entry.nextNoId = a ? a.nextNoId : this.headNoId;
