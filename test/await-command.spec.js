@@ -95,7 +95,7 @@ describe("edge-await-command", function () {
       JSON.stringify(shown),
     );
     assert.equal(shown.at(-1).fill, "green");
-    assert.match(shown.at(-1).text, /^complete in \d+ ms$/);
+    assert.match(shown.at(-1).text, /^complete \d+ ms$/);
   });
 
   it("reads the inbox through the path fall-back when no Inbox is set", async function () {
@@ -121,7 +121,7 @@ describe("edge-await-command", function () {
     assert.match(JSON.stringify(msg.payload.elems), /COMMAND_FAULT/);
     await noMessage(ok, 100);
     assert.equal(shown.at(-1).fill, "red");
-    assert.match(shown.at(-1).text, /^fault after \d+ ms$/);
+    assert.match(shown.at(-1).text, /^fault \d+ ms$/);
   });
 
   it("sends a command the device never answers to output 3 after the timeout, with payload null", async function () {
@@ -133,7 +133,7 @@ describe("edge-await-command", function () {
     assert.equal(msg.payload, null);
     assert.deepEqual(msg.markers, []);
     assert.ok(msg.elapsed >= 290, `elapsed ${msg.elapsed}`);
-    assert.match(shown.at(-1).text, /^timed out after \d+ ms \(may still run\)$/);
+    assert.equal(shown.at(-1).text, "timed out, may still run");
     assert.equal(msg.timedOut.timeout, 300);
     assert.equal(msg.timedOut.ttl, null);
     assert.match(msg.timedOut.note, /may still run it at any later time/);

@@ -184,6 +184,28 @@ describe("examples", function () {
       });
     });
 
+    it("should read, replace and merge by device name against a server that knows ids only", async function () {
+      const { startRestricted } = require("./support/restricted-server");
+      const server = await startRestricted(env.sim, { idsOnly: true });
+      try {
+        const { inject, debugged } = await run(
+          example("01-device-state-read-replace-merge.json"),
+          server,
+        );
+        inject("read");
+        const [read] = await debugged("state");
+        assert.equal(read.payload["/lcd/txt1"], "Hello");
+        inject("replace: two lines");
+        await debugged("replaced state");
+        inject("merge: second line");
+        const [merged] = await debugged("merged state");
+        assert.equal(merged.payload["/lcd/txt2"], "merged at the second line");
+        assert.ok(server.seen.includes("GET /v5.0/demo/device/lcd-board"), "no name was tried");
+      } finally {
+        await server.close();
+      }
+    });
+
     it("should send a command and end on each of the three await outputs", async function () {
       const { inject, debugged, seen } = await run(
         example("02-send-command-and-await-result.json"),

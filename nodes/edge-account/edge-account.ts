@@ -8,6 +8,7 @@ import { KeyedQueue } from "../lib/account/keyed-queue";
 import { InboxPoller } from "../lib/commands/inbox-poller";
 import { DeviceNames } from "../lib/device/names";
 import { StreamWatcher } from "../lib/events/stream-watcher";
+import { AccountHealth } from "../lib/account/health";
 import type { AccountNode } from "../lib/account/lookup";
 import { describe, translator } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
@@ -33,6 +34,12 @@ export = function (RED: NodeAPI): void {
       self.poller = new InboxPoller(self.client);
       self.names = new DeviceNames(self.client);
       self.watcher = new StreamWatcher(self.client);
+      const limiter = self.client.limiter;
+      const health = new AccountHealth(() => limiter.queued, t);
+      self.client.onAttempt = (err) => {
+        health.report(err);
+      };
+      self.health = health;
     } catch (err) {
       self.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
@@ -41,6 +48,7 @@ export = function (RED: NodeAPI): void {
     this.on("close", (_removed: boolean, done: () => void) => {
       self.poller?.close();
       self.watcher?.close();
+      self.health?.close();
       void (self.client?.close() ?? Promise.resolve()).then(() => {
         done();
       });

@@ -411,6 +411,7 @@ export = function (RED: NodeAPI): void {
     };
 
     handle = handleInput(RED, this, "edge-await-command", step, {
+      account: def.account,
       busy: (count, tr) => ({
         fill: "blue",
         shape: "ring",

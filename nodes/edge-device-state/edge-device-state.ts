@@ -23,26 +23,37 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "get";
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
-    handleInput(RED, this, "edge-device-state", async (msg, { call, t }) => {
-      const { client, account } = clientOf(RED, def.account);
-      const device = resolveTarget(def.device, msg, "deviceId", "device-empty");
-      let result: Device;
-      if (mode === "get") {
-        result = await client.getDevice(device, call);
-      } else if (mode === "replace") {
-        const state = checkState(msg.payload, "msg.payload");
-        result = await replace(client, account.serial, device, state, call);
-      } else if (mode === "merge") {
-        const patch = checkPatch(msg.payload, "msg.payload");
-        result = await merge(client, account.serial, device, patch, call);
-      } else {
-        throw new EdgeError("bad-mode", { mode });
-      }
-      msg.payload = result.state;
-      msg.device = result;
-      const keys = Object.keys(result.state).length;
-      return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { device, keys }) };
-    }).limitBy(intakeOf(RED, def.account));
+    handleInput(
+      RED,
+      this,
+      "edge-device-state",
+      async (msg, { call, t }) => {
+        const { client, account, names } = clientOf(RED, def.account);
+        const device = resolveTarget(def.device, msg, "deviceId", "device-empty");
+        let result: Device;
+        // The device is an id or a name (names.ts): a server that takes no name gets the id.
+        if (mode === "get") {
+          result = await names.withDevice(device, call, (ref) => client.getDevice(ref, call));
+        } else if (mode === "replace") {
+          const state = checkState(msg.payload, "msg.payload");
+          result = await names.withDevice(device, call, (ref) =>
+            replace(client, account.serial, ref, state, call),
+          );
+        } else if (mode === "merge") {
+          const patch = checkPatch(msg.payload, "msg.payload");
+          result = await names.withDevice(device, call, (ref) =>
+            merge(client, account.serial, ref, patch, call),
+          );
+        } else {
+          throw new EdgeError("bad-mode", { mode });
+        }
+        msg.payload = result.state;
+        msg.device = result;
+        const keys = Object.keys(result.state).length;
+        return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { keys }) };
+      },
+      { account: def.account },
+    ).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-device-state", EdgeDeviceStateNode);

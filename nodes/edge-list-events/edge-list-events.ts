@@ -33,100 +33,119 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "page";
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
-    handleInput(RED, this, "edge-list-events", async (msg, { call, t, send, signal }) => {
-      const { client } = clientOf(RED, def.account);
-      const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
-      const limit = checkInteger(
-        msg.limit ?? blankToUndefined(def.limit) ?? R.limit.default,
-        "limit",
-        R.limit.min,
-        R.limit.max,
-      );
-      const start = checkInteger(
-        msg.start ?? blankToUndefined(def.start) ?? R.start.default,
-        "start",
-        R.start.min,
-        R.start.max,
-      );
-      const maxEvents = checkInteger(
-        blankToUndefined(def.maxEvents) ?? R.maxEvents.default,
-        "maxEvents",
-        R.maxEvents.min,
-        R.maxEvents.max,
-      );
-      const fetch = (page: Page, options: CallOptions = call): Promise<DeviceEvent[]> =>
-        stream.startsWith("/")
-          ? client.listEventsByPath(stream, page, options)
-          : client.listEvents(stream, page, options);
+    handleInput(
+      RED,
+      this,
+      "edge-list-events",
+      async (msg, { call, t, send, signal }) => {
+        const { client } = clientOf(RED, def.account);
+        const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
+        const limit = checkInteger(
+          msg.limit ?? blankToUndefined(def.limit) ?? R.limit.default,
+          "limit",
+          R.limit.min,
+          R.limit.max,
+        );
+        const start = checkInteger(
+          msg.start ?? blankToUndefined(def.start) ?? R.start.default,
+          "start",
+          R.start.min,
+          R.start.max,
+        );
+        const maxEvents = checkInteger(
+          blankToUndefined(def.maxEvents) ?? R.maxEvents.default,
+          "maxEvents",
+          R.maxEvents.min,
+          R.maxEvents.max,
+        );
+        const fetch = (page: Page, options: CallOptions = call): Promise<DeviceEvent[]> =>
+          stream.startsWith("/")
+            ? client.listEventsByPath(stream, page, options)
+            : client.listEvents(stream, page, options);
 
-      if (mode === "page") {
-        const events = await fetch({ limit, start });
-        msg.payload = events;
-        msg.paging = { start, limit, count: events.length, more: events.length >= limit };
-        return {
-          send: msg,
-          status: () => t("edge-list-events.status.page", { count: events.length, start }),
-        };
-      }
-      if (mode === "all") {
-        // One message holds every page: bounded by Max events and, as one answer is, by the
-        // account's Max answer in bytes (a few pages of huge events once filled the heap).
-        const all: DeviceEvent[] = [];
-        let more = false;
-        let bytes = 0;
-        const counted: CallOptions = {
-          ...call,
-          onAnswer: (n) => {
-            bytes += n;
-          },
-        };
-        const max = client.maxAnswerBytes;
-        for await (const page of pages((p) => fetch(p, counted), { limit, start }, maxEvents)) {
-          if (bytes > max) throw new EdgeError("too-much", { count: all.length, bytes, max });
-          all.push(...page.events);
-          more = page.full;
-        }
-        msg.payload = all;
-        msg.paging = { start, limit, count: all.length, more };
-        return { send: msg, status: () => t("edge-list-events.status.all", { count: all.length }) };
-      }
-      if (mode === "split") {
-        // One event is held back until the next is known, so the last message can carry
-        // parts.count and a join node completes without a timeout.
-        let held: DeviceEvent | undefined;
-        let index = 0;
-        let more = false;
-        const emit = (event: DeviceEvent, count?: number): void => {
-          const out: NodeMessage = { ...msg, payload: event };
-          // Nest an incoming sequence the way the core split node does, so joins unwind in order.
-          const outer = msg.parts ? { parts: msg.parts } : {};
-          out.parts = {
-            id: msg._msgid,
-            index,
-            type: "array",
-            len: 1,
-            ...(count ? { count } : {}),
-            ...outer,
+        if (mode === "page") {
+          const events = await fetch({ limit, start });
+          msg.payload = events;
+          msg.paging = { start, limit, count: events.length, more: events.length >= limit };
+          return {
+            send: msg,
+            status: () =>
+              t(`edge-list-events.status.${events.length === 1 ? "pageOne" : "page"}`, {
+                count: events.length,
+                start,
+              }),
           };
-          index++;
-          send(out);
-        };
-        for await (const page of pages(fetch, { limit, start }, maxEvents)) {
-          if (signal.aborted) break;
-          for (const event of page.events) {
-            if (held) emit(held);
-            held = event;
+        }
+        if (mode === "all") {
+          // One message holds every page: bounded by Max events and, as one answer is, by the
+          // account's Max answer in bytes (a few pages of huge events once filled the heap).
+          const all: DeviceEvent[] = [];
+          let more = false;
+          let bytes = 0;
+          const counted: CallOptions = {
+            ...call,
+            onAnswer: (n) => {
+              bytes += n;
+            },
+          };
+          const max = client.maxAnswerBytes;
+          for await (const page of pages((p) => fetch(p, counted), { limit, start }, maxEvents)) {
+            if (bytes > max) throw new EdgeError("too-much", { count: all.length, bytes, max });
+            all.push(...page.events);
+            more = page.full;
           }
-          more = page.full;
+          msg.payload = all;
+          msg.paging = { start, limit, count: all.length, more };
+          return {
+            send: msg,
+            status: () =>
+              t(`edge-list-events.status.${all.length === 1 ? "allOne" : "all"}`, {
+                count: all.length,
+              }),
+          };
         }
-        if (held) {
-          msg.paging = { start, limit, count: index + 1, more };
-          emit(held, index + 1);
+        if (mode === "split") {
+          // One event is held back until the next is known, so the last message can carry
+          // parts.count and a join node completes without a timeout.
+          let held: DeviceEvent | undefined;
+          let index = 0;
+          let more = false;
+          const emit = (event: DeviceEvent, count?: number): void => {
+            const out: NodeMessage = { ...msg, payload: event };
+            // Nest an incoming sequence the way the core split node does, so joins unwind in order.
+            const outer = msg.parts ? { parts: msg.parts } : {};
+            out.parts = {
+              id: msg._msgid,
+              index,
+              type: "array",
+              len: 1,
+              ...(count ? { count } : {}),
+              ...outer,
+            };
+            index++;
+            send(out);
+          };
+          for await (const page of pages(fetch, { limit, start }, maxEvents)) {
+            if (signal.aborted) break;
+            for (const event of page.events) {
+              if (held) emit(held);
+              held = event;
+            }
+            more = page.full;
+          }
+          if (held) {
+            msg.paging = { start, limit, count: index + 1, more };
+            emit(held, index + 1);
+          }
+          return {
+            status: () =>
+              t(`edge-list-events.status.${index === 1 ? "splitOne" : "split"}`, { count: index }),
+          };
         }
-        return { status: () => t("edge-list-events.status.split", { count: index }) };
-      }
-      throw new EdgeError("bad-mode", { mode });
-    }).limitBy(intakeOf(RED, def.account));
+        throw new EdgeError("bad-mode", { mode });
+      },
+      { account: def.account },
+    ).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-list-events", EdgeListEventsNode, {

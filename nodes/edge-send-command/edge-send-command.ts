@@ -39,49 +39,57 @@ export = function (RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
-    handleInput(RED, this, "edge-send-command", async (msg, { call, t }) => {
-      const { client, names } = clientOf(RED, def.account);
-      const elems = elemsOf(msg, def.elems || "");
-      const ttlSource =
-        msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
-      const ttl =
-        ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", R.ttl.min, R.ttl.max);
-      const metadata: EventMetadata | undefined = ttl === undefined ? undefined : { ttl };
-      const sentAt = Date.now();
-      let event: DeviceEvent | null;
-      let device: string | undefined;
-      let streamId: string | undefined;
-      let path: string | undefined;
-      if (target === "device") {
-        device = await names.nameOf(
-          resolveTarget(def.device, msg, "deviceId", "device-empty"),
-          call,
-        );
-        path = client.streamPath(device, ":command");
-        event = await client.createEventByPath(path, elems, metadata, call);
-      } else {
-        streamId = resolveTarget(def.stream, msg, "streamId", "stream-empty");
-        event = await client.createEvent(streamId, elems, metadata, call);
-      }
-      const command: CommandRef = {
-        id: event?.id,
-        streamId: event?.streamId ?? streamId,
-        path: event?.path ?? path,
-        creationDate: typeof event?.creationDate === "number" ? event.creationDate : sentAt,
-        device:
-          device ??
-          deviceOfPath(event?.path) ??
-          (typeof msg.deviceId === "string" ? msg.deviceId : undefined),
-        ttl,
-        sentAt,
-      };
-      msg.payload = event;
-      msg.command = command;
-      return {
-        send: msg,
-        status: () => t("edge-send-command.status.sent", { id: event?.id ?? "?" }),
-      };
-    }).limitBy(intakeOf(RED, def.account));
+    handleInput(
+      RED,
+      this,
+      "edge-send-command",
+      async (msg, { call, t }) => {
+        const { client, names } = clientOf(RED, def.account);
+        const elems = elemsOf(msg, def.elems || "");
+        const ttlSource =
+          msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
+        const ttl =
+          ttlSource === undefined
+            ? undefined
+            : checkInteger(ttlSource, "ttl", R.ttl.min, R.ttl.max);
+        const metadata: EventMetadata | undefined = ttl === undefined ? undefined : { ttl };
+        const sentAt = Date.now();
+        let event: DeviceEvent | null;
+        let device: string | undefined;
+        let streamId: string | undefined;
+        let path: string | undefined;
+        if (target === "device") {
+          device = await names.nameOf(
+            resolveTarget(def.device, msg, "deviceId", "device-empty"),
+            call,
+          );
+          path = client.streamPath(device, ":command");
+          event = await client.createEventByPath(path, elems, metadata, call);
+        } else {
+          streamId = resolveTarget(def.stream, msg, "streamId", "stream-empty");
+          event = await client.createEvent(streamId, elems, metadata, call);
+        }
+        const command: CommandRef = {
+          id: event?.id,
+          streamId: event?.streamId ?? streamId,
+          path: event?.path ?? path,
+          creationDate: typeof event?.creationDate === "number" ? event.creationDate : sentAt,
+          device:
+            device ??
+            deviceOfPath(event?.path) ??
+            (typeof msg.deviceId === "string" ? msg.deviceId : undefined),
+          ttl,
+          sentAt,
+        };
+        msg.payload = event;
+        msg.command = command;
+        return {
+          send: msg,
+          status: () => t("edge-send-command.status.sent"),
+        };
+      },
+      { account: def.account },
+    ).limitBy(intakeOf(RED, def.account));
   }
 
   RED.nodes.registerType("edge-send-command", EdgeSendCommandNode, {

@@ -8,6 +8,7 @@ import type { DeviceNames } from "../device/names";
 import type { StreamWatcher } from "../events/stream-watcher";
 import type { IntakeLimit } from "../node-red/intake";
 import type { KeyedQueue } from "./keyed-queue";
+import type { AccountHealth } from "./health";
 
 /** What an `edge-account` node exposes to the nodes that use it. */
 export interface Account {
@@ -21,6 +22,8 @@ export interface Account {
   readonly names: DeviceNames | undefined;
   /** Shared reads of the streams that edge-watch-events nodes watch. */
   readonly watcher: StreamWatcher | undefined;
+  /** Queue, 429 wait and authentication state, shown on every node of the account. */
+  readonly health: AccountHealth | undefined;
 }
 
 export type AccountNode = Node<{ user?: string; token?: string }> & Account;
@@ -55,4 +58,10 @@ export function intakeOf(
     if (limits) limit = { running: limits.concurrent, waiting: limits.queueMax };
     return limit;
   };
+}
+
+/** The health of the account a node uses, when it has a working one. */
+export function healthOf(RED: NodeAPI, accountId: string | undefined): AccountHealth | undefined {
+  const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
+  return account?.health;
 }

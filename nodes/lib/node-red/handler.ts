@@ -10,7 +10,8 @@ import type { CallOptions } from "../api/client";
 import { describe, translator } from "./i18n";
 import { Intake } from "./intake";
 import type { IntakeLimit } from "./intake";
-import { StatusThrottle } from "./status";
+import { StatusThrottle, clip, errorStatus } from "./status";
+import { healthOf } from "../account/lookup";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
 
@@ -40,6 +41,8 @@ export type InputStep = (msg: NodeMessageInFlow, ctx: InputContext) => Promise<R
 export interface HandlerOptions {
   /** Status while messages are in flight; blue "requesting" by default. */
   busy?: (pending: number, t: Translate) => NodeStatus;
+  /** The node's account: its health (queue, 429 wait, failed authentication) shows here too. */
+  account?: string;
 }
 
 export interface InputHandle {
@@ -50,12 +53,6 @@ export interface InputHandle {
    * may wait, read when a message arrives; without it (a wait, say) every message runs at once.
    */
   limitBy(limit: () => IntakeLimit | undefined): void;
-}
-
-const MAX_STATUS = 60;
-
-function short(text: string): string {
-  return text.length > MAX_STATUS ? `${text.slice(0, MAX_STATUS - 1)}…` : text;
 }
 
 /** Text of any thrown value, even one whose toString() throws. */
@@ -175,6 +172,9 @@ export function handleInput(
     }));
 
   const shown = new StatusThrottle(node);
+  const unwatch = healthOf(RED, options.account)?.watch((s) => {
+    shown.account(s);
+  });
   /** A result: shown at once when it leaves the node idle, else coalesced with the others. */
   const show = (s: StatusSource): void => {
     if (pending <= 1) shown.now(s);
@@ -217,7 +217,7 @@ export function handleInput(
       const removed = fitForCatch(msg);
       if (err.status !== undefined) msg.statusCode = err.status;
       msg.edgeError = removed.length > 0 ? { ...err.toJSON(), removed } : err.toJSON();
-      show({ fill: "red", shape: "ring", text: short(err.message) });
+      show({ fill: "red", shape: "ring", text: errorStatus(t, err) });
     } catch {
       // The error still ends the message below.
     }
@@ -248,7 +248,7 @@ export function handleInput(
         show(() => ({
           fill,
           shape: "dot",
-          text: short(typeof status === "function" ? status() : status),
+          text: clip(typeof status === "function" ? status() : status),
         }));
       }
       end(done);
@@ -286,6 +286,7 @@ export function handleInput(
   node.on("close", (_removed: boolean, done: () => void) => {
     cancelAll();
     const finish = (): void => {
+      unwatch?.();
       shown.clear();
       done();
     };

@@ -3,16 +3,48 @@
 // updates of a busy node are coalesced to one per interval (the latest wins), while an update that
 // matters on its own (the node falls idle, a command started, a retry) is shown at once.
 import type { Node, NodeStatus } from "node-red";
+import { EdgeError } from "../api/errors";
+import type { Translate } from "./i18n";
 
 const INTERVAL_MS = 100;
 
 /** A status, or how to make it: a coalesced update is never translated or formatted. */
 export type StatusSource = NodeStatus | (() => NodeStatus);
 
+/** About what fits under a node without running under the next one in the examples' layout. */
+export const MAX_STATUS_CHARS = 25;
+
+/** Cuts a status text to MAX_STATUS_CHARS. */
+export function clip(text: string): string {
+  return text.length > MAX_STATUS_CHARS ? `${text.slice(0, MAX_STATUS_CHARS - 1)}…` : text;
+}
+
+/**
+ * An error as a node's status: a few words ("401 unauthorized", "timed out"); the whole sentence
+ * is in the error that reaches Catch and the debug sidebar.
+ */
+export function errorStatus(t: Translate, err: Error): string {
+  if (!(err instanceof EdgeError)) return t("edge.short.failed");
+  const params: Record<string, unknown> = {
+    ...err.params,
+    status: err.status ?? "",
+    apiStatus: err.apiStatus ?? "",
+  };
+  const key = `edge.short.${err.code}`;
+  const text = t(key, params);
+  if (text === key) return clip(err.message);
+  // A long `what` (a nested Elems path, say) would push the words past the limit.
+  return text.length > MAX_STATUS_CHARS ? t("edge.short.invalid-input") : text;
+}
+
 export class StatusThrottle {
   private shownAt = -Infinity;
   private latest: StatusSource | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The node's own latest status, shown again when the account's clears. */
+  private own: NodeStatus = {};
+  /** The account's status (health.ts), shown over the node's own while it lasts. */
+  private override: NodeStatus | undefined;
 
   constructor(private readonly node: Node) {}
 
@@ -22,7 +54,14 @@ export class StatusThrottle {
     this.timer = undefined;
     this.latest = undefined;
     this.shownAt = performance.now();
-    this.node.status(typeof status === "function" ? status() : status);
+    this.own = typeof status === "function" ? status() : status;
+    if (!this.override) this.node.status(this.own);
+  }
+
+  /** Shows the account's status over the node's own, or the node's own again when undefined. */
+  account(status: NodeStatus | undefined): void {
+    this.override = status;
+    this.node.status(status ?? this.own);
   }
 
   /** Shows `status` now if nothing was shown for an interval, else at the end of it. */
@@ -41,6 +80,7 @@ export class StatusThrottle {
 
   /** Clears the status and any update still due, for close. */
   clear(): void {
+    this.override = undefined;
     this.now({});
   }
 }

@@ -5,7 +5,31 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { StatusThrottle } = lib("node-red/status");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const { StatusThrottle, errorStatus, MAX_STATUS_CHARS } = lib("node-red/status");
+const { EdgeError } = lib("api/errors");
+const { translator } = lib("node-red/i18n");
+
+const LOCALES = path.join(__dirname, "..", "..", "..", "locales");
+/** The nodes whose every status goes through the shared handler and its length limit. */
+const NODES = ["edge-device-state", "edge-send-command", "edge-list-events", "edge-await-command"];
+/** Values as large as a status meets: counts, times and HTTP statuses. */
+const WORST = {
+  count: 10000,
+  keys: 250,
+  start: 1000,
+  elapsed: 30000,
+  attempt: 10,
+  s: 60,
+  status: 401,
+  apiStatus: 500,
+  what: "msg.payload",
+};
+const fill = (text) => text.replace(/__(\w+)__/g, (w, n) => (n in WORST ? String(WORST[n]) : w));
+const catalog = (lang, name) =>
+  JSON.parse(fs.readFileSync(path.join(LOCALES, lang, `${name}.json`), "utf8"));
 
 function recordingNode() {
   const shown = [];
@@ -68,5 +92,59 @@ describe("unit: node-red/status", function () {
     s.soon({ text: "c" });
     await node.until(3);
     assert.deepEqual(node.shown, [{ text: "a" }, {}, { text: "c" }]);
+  });
+
+  it("should keep every status text of the nodes and the account to about 25 characters, in both languages", function () {
+    const long = [];
+    for (const lang of ["en-US", "de"]) {
+      const shared = catalog(lang, "edge-account").edge;
+      const texts = [
+        ...Object.entries(shared.status),
+        ...Object.entries(shared.short),
+        ...Object.entries(shared.health),
+        ...NODES.flatMap((n) =>
+          Object.entries(catalog(lang, n)[n].status).map(([k, v]) => [`${n}.${k}`, v]),
+        ),
+      ];
+      for (const [key, text] of texts) {
+        const shown = fill(text);
+        if (shown.length > MAX_STATUS_CHARS) long.push(`${lang} ${key}: "${shown}"`);
+      }
+    }
+    assert.deepEqual(long, []);
+  });
+
+  it("should show an error as a few words while the error keeps the whole sentence", function () {
+    const RED = { _: (key) => key };
+    const t = translator(RED, "edge-device-state");
+    const auth = new EdgeError(
+      "auth",
+      { status: 401, detail: "Invalid X-Auth-Token" },
+      { status: 401 },
+    );
+    assert.equal(errorStatus(t, auth), "401 unauthorized");
+    assert.match(auth.message, /refused the credentials \(HTTP 401\): Invalid X-Auth-Token/);
+    const late = new EdgeError("timeout", { timeout: 10000, method: "GET", path: "/v5.0/x" });
+    assert.equal(errorStatus(t, late), "timed out");
+    const nested = new EdgeError("bad-value", {
+      what: 'Elems at "a/very/long/resource/path/that/goes/on"',
+      key: "x",
+      type: "an array",
+    });
+    assert.equal(errorStatus(t, nested), "invalid input");
+    assert.equal(errorStatus(t, new Error("anything at all")), "failed");
+  });
+
+  it("should show the account's status over the node's own and the node's own again after it", function () {
+    const node = recordingNode();
+    const s = new StatusThrottle(node);
+    s.now({ text: "sent" });
+    s.account({ fill: "red", shape: "ring", text: "401 unauthorized" });
+    // A result while the account is unwell is kept, not shown...
+    s.now({ text: "sent again" });
+    assert.deepEqual(node.shown.at(-1), { fill: "red", shape: "ring", text: "401 unauthorized" });
+    // ...and shown when the account is well again.
+    s.account(undefined);
+    assert.deepEqual(node.shown.at(-1), { text: "sent again" });
   });
 });
