@@ -176,9 +176,9 @@ describe("reliability: faults, rate limits and close", function () {
     });
 
     it("ends a request still waiting for the rate limit at its budget, with deadline", async function () {
-      // One request a second, budget 1 x 300 ms: the second read would wait about a second.
+      // One request a second, budget 1 x 600 ms: the second read would wait about a second.
       const f = await deploy(env.sim, [state("n1")], {
-        account: { rate: 1, concurrency: 8, timeout: "300", retries: "0" },
+        account: { rate: 1, concurrency: 8, timeout: "600", retries: "0" },
       });
       const ids = feed(f.n1, [{}, {}]);
       await next(f.get("n1.out"), 5000);
@@ -186,34 +186,34 @@ describe("reliability: faults, rate limits and close", function () {
       assert.equal(err.error.code, "deadline");
       assert.match(
         err.error.message,
-        /GET \/v5\.0\/demo\/device\/lcd-board did not finish within its time budget of 300 ms/,
+        /GET \/v5\.0\/demo\/device\/lcd-board did not finish within its time budget of 600 ms/,
       );
       assert.equal((await requests(env.sim, "GET", "/device")).length, 1);
       assertEndedOnce(f.ends.n1, ids);
     });
 
     it("cuts the last attempt to what is left of the budget after a backoff", async function () {
-      // Budget 2 x 800 ms; the retry waits 1 s, so the second attempt has about 600 ms, not 800.
-      await fault(env.sim, { method: "GET", path: "/device", status: 503, retryAfter: "1" });
-      await fault(env.sim, { method: "GET", path: "/device", delayMs: 3000 });
+      // Budget 2 x 1500 ms; the retry waits 2 s, so the second attempt has about 1 s, not 1.5 s.
+      await fault(env.sim, { method: "GET", path: "/device", status: 503, retryAfter: "2" });
+      await fault(env.sim, { method: "GET", path: "/device", delayMs: 5000 });
       const f = await deploy(env.sim, [state("n1")], {
-        account: { ...NO_LIMIT, timeout: "800", retries: "1" },
+        account: { ...NO_LIMIT, timeout: "1500", retries: "1" },
       });
       feed(f.n1, [{}]);
-      const err = await next(f.caught, 6000);
+      const err = await next(f.caught, 10000);
       assert.equal(err.error.code, "deadline");
-      assert.match(err.error.message, /time budget of 1600 ms/);
+      assert.match(err.error.message, /time budget of 3000 ms/);
       assert.equal((await requests(env.sim, "GET", "/device")).length, 2);
     });
 
     it("says a command cut by its budget may have been delivered, and does not send it again", async function () {
-      await fault(env.sim, { method: "POST", path: "/event", status: 503, retryAfter: "1" });
-      await fault(env.sim, { method: "POST", path: "/event", delayMs: 3000 });
+      await fault(env.sim, { method: "POST", path: "/event", status: 503, retryAfter: "2" });
+      await fault(env.sim, { method: "POST", path: "/event", delayMs: 5000 });
       const f = await deploy(env.sim, [command("n1")], {
-        account: { ...NO_LIMIT, timeout: "800", retries: "1" },
+        account: { ...NO_LIMIT, timeout: "1500", retries: "1" },
       });
       feed(f.n1, [{ payload: { "/lcd/txt1": "once" } }]);
-      const err = await next(f.caught, 8000);
+      const err = await next(f.caught, 10000);
       assert.equal(err.error.code, "deadline-uncertain");
       assert.match(err.error.message, /the command may or may not have been delivered/);
       assert.equal(err.edgeError.mayHaveBeenSent, true);
