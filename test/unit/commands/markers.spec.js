@@ -1,12 +1,14 @@
 // nodes/lib/commands/markers.ts: a command marker is found wherever its name stands in an inbox
-// event's elems, and so is any event id it mentions (docs/api-notes.md, Markers).
+// event's elems, with every other string it holds, and the command it answers is found among
+// those strings whatever the shape of the server's ids (docs/api-notes.md, Markers).
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { markerOf, idsIn, MARKERS } = lib("commands/markers");
+const { markerOf, namesSomeId, IdIndex, MARKERS } = lib("commands/markers");
 
-const ID = "e5f3c1a2b0000000000000abc";
+const HEX_ID = "e5f3c1a2b0000000000000abc";
+const UUID = "0b7c1b1e-8a52-4c4e-9d7e-2f1b6c3a9d01";
 const event = (elems) => ({ id: "e000000000000000000000001", creationDate: 1, elems });
 
 describe("unit: commands/markers", function () {
@@ -14,10 +16,17 @@ describe("unit: commands/markers", function () {
     assert.deepEqual([...MARKERS], ["COMMAND_START", "COMMAND_COMPLETE", "COMMAND_FAULT"]);
   });
 
-  it("should find a marker as a value, as a key, and nested", function () {
-    assert.equal(markerOf(event({ status: "COMMAND_COMPLETE" })), "COMMAND_COMPLETE");
-    assert.equal(markerOf(event({ COMMAND_FAULT: { ref: ID } })), "COMMAND_FAULT");
-    assert.equal(markerOf(event({ cmd: { result: { s: "COMMAND_START" } } })), "COMMAND_START");
+  it("should find a marker as a value, as a key, and nested, with the strings around it", function () {
+    const e = event({ status: "COMMAND_COMPLETE", ref: HEX_ID });
+    const m = markerOf(e);
+    assert.equal(m.name, "COMMAND_COMPLETE");
+    assert.equal(m.event, e);
+    assert.deepEqual([...m.strings].sort(), [HEX_ID, "ref", "status"]);
+    assert.equal(markerOf(event({ COMMAND_FAULT: { ref: HEX_ID } })).name, "COMMAND_FAULT");
+    assert.equal(
+      markerOf(event({ cmd: { result: { s: "COMMAND_START" } } })).name,
+      "COMMAND_START",
+    );
   });
 
   it("should find none in other inbox events", function () {
@@ -41,14 +50,43 @@ describe("unit: commands/markers", function () {
     assert.equal(markerOf(event(wide)), undefined);
   });
 
-  it("should list the event ids mentioned anywhere in the elems, not the event's own", function () {
-    const other = "e5f3c1a2b0000000000000def";
-    assert.deepEqual(idsIn(event({ cmd: { status: "COMMAND_COMPLETE", ref: ID } })), [ID]);
-    assert.deepEqual(idsIn(event({ [ID]: "COMMAND_COMPLETE", note: `after ${other}` })), [
-      ID,
-      other,
-    ]);
-    assert.deepEqual(idsIn(event({ status: "COMMAND_COMPLETE" })), []);
-    assert.deepEqual(idsIn(event({ ref: "E5F3C1A2B0000000000000ABC" })), [], "ids are lower case");
+  it("should tell whether a marker names some id of a known shape", function () {
+    assert.equal(namesSomeId(markerOf(event({ s: "COMMAND_COMPLETE", ref: HEX_ID }))), true);
+    assert.equal(namesSomeId(markerOf(event({ s: "COMMAND_COMPLETE", ref: `cmd ${UUID}` }))), true);
+    assert.equal(namesSomeId(markerOf(event({ s: "COMMAND_COMPLETE", ref: "42" }))), false);
+    assert.equal(namesSomeId(markerOf(event({ s: "COMMAND_COMPLETE" }))), false);
+  });
+
+  describe("IdIndex", function () {
+    it("should find the id a string is, or contains, whatever its shape", function () {
+      const index = new IdIndex();
+      index.set(HEX_ID, "hex");
+      index.set("cmd-7", "short");
+      assert.equal(index.find(["x", HEX_ID]), "hex");
+      assert.equal(index.find([`done: ${HEX_ID}!`]), "hex");
+      assert.equal(index.find(["ran cmd-7 ok"]), "short");
+      assert.equal(index.find(["nothing", "here"]), undefined);
+      assert.equal(index.size, 2);
+      assert.deepEqual([...index.keys()].sort(), ["cmd-7", HEX_ID].sort());
+    });
+
+    it("should prefer an exact string to one that merely contains an id", function () {
+      const index = new IdIndex();
+      index.set("ab", "inside");
+      index.set("xaby", "exact");
+      assert.equal(index.find(["xaby"]), "exact");
+    });
+
+    it("should forget deleted ids and their lengths", function () {
+      const index = new IdIndex();
+      index.set("abc", 1);
+      index.set("abc", 2);
+      assert.equal(index.get("abc"), 2);
+      index.delete("abc");
+      index.delete("abc");
+      assert.equal(index.size, 0);
+      assert.equal(index.find(["xxabcxx"]), undefined);
+      assert.equal(new IdIndex().find(["anything"]), undefined);
+    });
   });
 });
