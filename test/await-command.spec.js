@@ -1,7 +1,7 @@
 // edge-await-command, fed by edge-send-command, in a real Node-RED runtime against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { control, sleep } = require("./simulator-helpers");
+const { control, sleep, waitFor } = require("./simulator-helpers");
 const {
   load,
   unload,
@@ -271,5 +271,78 @@ describe("edge-await-command", function () {
     assert.ok(one >= 5, `one await polled ${one} times in ${window} ms`);
     assert.ok(fifty <= one + 1, `50 awaits polled ${fifty} times, one await ${one} times`);
     assert.ok(fifty <= window / interval + 1, `50 awaits polled ${fifty} times in ${window} ms`);
+  });
+
+  describe("saved waits and warnings", function () {
+    /** The wait records this node keeps in Node-RED's default context store. */
+    const saved = (node) =>
+      node
+        .context()
+        .keys()
+        .filter((k) => k.startsWith("edgewire-await-"));
+
+    it("keeps a pending wait in the context store and forgets it when the result comes", async function () {
+      await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+      const { send, a1, ok } = await start(env.sim, { timeout: 20000 });
+      send.receive({ payload: { "/lcd/txt1": "x" }, keep: 1 });
+      await waitFor(() => saved(a1).length === 1, { what: "a saved wait" });
+      const record = a1.context().get(saved(a1)[0]);
+      assert.equal(record.commandId.length, 25);
+      assert.ok(record.deadline > Date.now());
+      assert.equal(JSON.parse(record.msg).keep, 1);
+      await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+      await next(ok);
+      assert.deepEqual(saved(a1), []);
+    });
+
+    it("forgets the saved waits on msg.reset", async function () {
+      await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+      const { send, a1, completed } = await start(env.sim, { timeout: 20000 });
+      send.receive({ payload: { "/lcd/txt1": "x" } });
+      send.receive({ payload: { "/lcd/txt1": "y" } });
+      await waitFor(() => saved(a1).length === 2, { what: "two saved waits" });
+      a1.receive({ reset: true });
+      await collect(completed, 3);
+      assert.deepEqual(saved(a1), []);
+    });
+
+    it("drops a message property that cannot be saved and names it in a warning", async function () {
+      await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+      const { send, a1, caught } = await start(env.sim, { timeout: 20000 });
+      const warnings = [];
+      a1.on("call:warn", (call) => warnings.push(String(call.args[0])));
+      const loop = { name: "loop" };
+      loop.self = loop;
+      send.receive({ payload: { "/lcd/txt1": "x" }, loop, big: 10n, fine: "yes" });
+      await waitFor(() => saved(a1).length === 1, { what: "a saved wait" });
+      const msg = JSON.parse(a1.context().get(saved(a1)[0]).msg);
+      assert.equal(msg.fine, "yes");
+      assert.equal(msg.loop, undefined);
+      assert.equal(msg.big, undefined);
+      assert.ok(
+        warnings.some((w) => /cannot be saved/.test(w) && /loop, big/.test(w)),
+        JSON.stringify(warnings),
+      );
+      await noMessage(caught, 50);
+    });
+
+    it("warns once, in the log and the status, when the command's ttl is longer than the timeout", async function () {
+      await control(env.sim, "PUT", "/config", { commandDelayMs: 10_000 });
+      const { send, a1, late } = await start(env.sim, { timeout: 200 }, { ttl: "60000" });
+      const warnings = [];
+      a1.on("call:warn", (call) => warnings.push(String(call.args[0])));
+      const shown = statuses(a1);
+      send.receive({ payload: { "/lcd/txt1": "x" } });
+      send.receive({ payload: { "/lcd/txt1": "y" } });
+      const [first] = await collect(late, 2, 5000);
+      assert.equal(warnings.filter((w) => /ttl \(60000 ms\) is longer/.test(w)).length, 1);
+      assert.ok(
+        shown.some((s) => /^ttl longer than timeout/.test(s.text)),
+        JSON.stringify(shown),
+      );
+      assert.equal(first.timedOut.ttl, 60000);
+      assert.ok(first.timedOut.mayRunUntil > Date.now());
+      assert.match(first.timedOut.note, /may still run the command until its ttl ends/);
+    });
   });
 });
