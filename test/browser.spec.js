@@ -255,7 +255,7 @@ describe("the editor in a browser", function () {
       "edge-device-state": { device: "lcd-board", mode: "get" },
       "edge-send-command": { target: "device", device: "lcd-board", ttl: "10000" },
       "edge-list-events": { stream: "/demo/telemetry", mode: "page", limit: "2", start: "0" },
-      "edge-await-command": { inbox: "", timeout: "", interval: "250" },
+      "edge-await-command": { inbox: "", timeout: "", interval: "250", store: "" },
       "edge-watch-events": { stream: "/demo/telemetry", interval: "1000", start: "new", store: "" },
     };
     for (const type of FLOW_TYPES) {
@@ -272,6 +272,17 @@ describe("the editor in a browser", function () {
         assert.match(await page.locator("#node-input-elems-editor").innerText(), /\{\{payload\}\}/);
       if (type === "edge-list-events")
         assert.equal(await page.locator("#node-input-maxEvents").isVisible(), false);
+      if (type === "edge-await-command") {
+        // The store select lists the configured context stores, the default first.
+        const stores = await page
+          .locator("#node-input-store option")
+          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+        const context = await page.evaluate(() => RED.settings.context);
+        assert.deepEqual(stores, [
+          ["", `default store (${context.default})`],
+          ...context.stores.map((name) => [name, name]),
+        ]);
+      }
       if (type === "edge-watch-events") {
         // Last only matters for start "last"; the store select lists the configured stores.
         assert.equal(await page.locator("#node-input-last").isVisible(), false);
