@@ -327,4 +327,43 @@ describe("edge-await-command reliability", function () {
     for (const m of msgs) assert.equal(m.payload.elems.cmd.ref, m.command.id);
     await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
   });
+
+  it("reads each of 100 devices with pending waits about once per interval under the default rate limit", async function () {
+    this.timeout(120_000);
+    const devices = Array.from({ length: 100 }, (_, i) => `dev-${i}`);
+    for (const name of devices) {
+      await control(env.sim, "POST", "/devices", { name, resources: ["/x"], online: false });
+    }
+    // The account as a user gets it: 20 requests a second, 8 at once; the await's 1 s interval.
+    const { send, a1, late, caught } = await start(env.sim, {
+      accountProps: { rate: "", concurrency: "" },
+      awaitProps: { interval: "", timeout: "120000" },
+    });
+    const shown = statuses(a1);
+    for (const name of devices) send.receive({ deviceId: name, payload: { "/x": 1 } });
+    await waitFor(() => shown.some((s) => s.text === "waiting (100)"), {
+      timeoutMs: 60_000,
+      what: "100 waits",
+    });
+    await control(env.sim, "DELETE", "/requests");
+    const windowMs = 6000;
+    await sleep(windowMs);
+    const log = (await control(env.sim, "GET", "/requests?limit=10000")).json;
+    const perDevice = new Map(devices.map((d) => [d, 0]));
+    for (const r of log) {
+      const m = /devices%2F(dev-\d+)%2F%3Ainbox/.exec(r.url);
+      if (m) perDevice.set(m[1], perDevice.get(m[1]) + 1);
+    }
+    const counts = [...perDevice.values()].sort((a, b) => a - b);
+    if (process.env.EDGE_REPORT)
+      console.log(
+        `      reads in ${windowMs} ms per device: min ${counts[0]}, median ${counts[50]}, max ${counts.at(-1)}`,
+      );
+    // At 1 s, 6 reads each; the old shared queue at 20 a second gave each device one per 5 s.
+    assert.ok(
+      counts[0] >= 4,
+      `reads per device in ${windowMs} ms: min ${counts[0]}, max ${counts.at(-1)}`,
+    );
+    await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
+  });
 });
