@@ -5,8 +5,15 @@
 // answers). Prints inputs, outputs per await output, errors by code, messages that ended twice or
 // never, duplicate commands in the simulator's :command streams, and the heap before and after.
 //
+// Then a burst phase: 2,000 commands with awaits through an account with the default settings
+// (20 requests a second, 8 at once, a queue of 1,000) and an await node with its defaults (1 s
+// interval, 30 s timeout), fed as fast as the account's queue takes them, without faults. It
+// reports how many commands were reported as timed out although the device completed them before
+// the wait's deadline (read back from the simulator's inboxes): the target is 0.
+//
 //   npm run soak                      (builds, then: node --expose-gc scripts/soak.js)
 //   SOAK_COMMANDS=2000 npm run soak   (a shorter run)
+//   SOAK_BURST=0 npm run soak         (without the burst phase)
 "use strict";
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
@@ -22,6 +29,9 @@ const FAULT_EVERY = 20; // one fault per 20 commands: 5%
 const LIMIT_MS = Number(process.env.SOAK_LIMIT_MS ?? 10 * 60_000);
 const WARM_UP = Math.min(1000, COMMANDS);
 const ACCOUNT = { rate: "400", concurrency: "16", queue: "2000", timeout: "5000", retries: "3" };
+const BURST = Number(process.env.SOAK_BURST ?? 2000);
+/** Messages between the burst's send node and its output: under the account's queue of 1,000. */
+const BURST_IN_FLIGHT = 800;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -140,6 +150,41 @@ async function main() {
       wires: [["sink"], ["sink"], ["sink"]],
     },
     { id: "sink", z: "t1", type: "junction", x: 600, y: 100, wires: [] },
+    // The burst phase: an account and an await node left at their defaults.
+    {
+      id: "accB",
+      type: "edge-account",
+      name: "defaults",
+      baseUrl: sim.url,
+      company: sim.company,
+      credentials: { token: sim.token },
+    },
+    {
+      id: "sendB",
+      z: "t1",
+      type: "edge-send-command",
+      account: "accB",
+      target: "device",
+      device: "{{deviceId}}",
+      stream: "",
+      elems: "",
+      ttl: "",
+      x: 200,
+      y: 300,
+      wires: [["awaitB"]],
+    },
+    {
+      id: "awaitB",
+      z: "t1",
+      type: "edge-await-command",
+      account: "accB",
+      inbox: "",
+      timeout: "",
+      interval: "",
+      x: 400,
+      y: 300,
+      wires: [["sink"], ["sink"], ["sink"]],
+    },
     { id: "c1", z: "t1", type: "catch", scope: null, x: 400, y: 200, wires: [["sink"]] },
   ];
   await json(`${red}/flows`, {
@@ -157,8 +202,26 @@ async function main() {
   const ended = (seq) => {
     if (ends[seq]++ === 0) endedCount++;
   };
+  const burst = { sent: 0, outputs: [0, 0, 0], errors: {}, ended: 0, timedOut: [] };
   RED.hooks.add("onSend.soak", (events) => {
     for (const e of events) {
+      if (typeof e.msg?.burst === "number") {
+        if (e.source.id === "sendB") burst.sent++;
+        if (e.source.id === "awaitB") {
+          burst.outputs[e.source.port]++;
+          burst.ended++;
+          if (e.source.port === 2) {
+            // When the wait started and when it would have ended, by the wall clock.
+            const started = Date.now() - e.msg.elapsed;
+            burst.timedOut.push({
+              id: e.msg.command.id,
+              device: e.msg.deviceId,
+              deadline: started + e.msg.timedOut.timeout,
+            });
+          }
+        }
+        continue;
+      }
       if (e.source.id === "await" && typeof e.msg?.soak === "number") {
         outputs[e.source.port]++;
         ended(e.msg.soak);
@@ -166,6 +229,12 @@ async function main() {
     }
   });
   RED.hooks.add("onComplete.soak", ({ msg, error, node }) => {
+    if (error && typeof msg?.burst === "number" && (node.id === "sendB" || node.id === "awaitB")) {
+      const code = error.code ?? "other";
+      burst.errors[code] = (burst.errors[code] ?? 0) + 1;
+      burst.ended++;
+      return;
+    }
     if (!error || typeof msg?.soak !== "number" || (node.id !== "send" && node.id !== "await"))
       return;
     const code = error.code ?? "other";
@@ -221,6 +290,71 @@ async function main() {
   const errorTotal = Object.values(errors).reduce((a, b) => a + b, 0);
   const outputTotal = outputs.reduce((a, b) => a + b, 0);
 
+  // The burst phase, without faults.
+  let burstRows = [];
+  let burstOk = true;
+  if (BURST > 0) {
+    const burstStarted = Date.now();
+    const sendB = RED.nodes.getNode("sendB");
+    let fed = 0;
+    const burstDeadline = Date.now() + LIMIT_MS;
+    while (fed < BURST && Date.now() < burstDeadline) {
+      if (fed - burst.sent - errorCount(burst.errors) >= BURST_IN_FLIGHT) {
+        await sleep(5);
+        continue;
+      }
+      const seq = fed++;
+      sendB.receive({
+        _msgid: RED.util.generateId(),
+        burst: seq,
+        deviceId: devices[seq % DEVICES],
+        payload: { "/soak/seq": COMMANDS + seq },
+      });
+      if (seq % 50 === 0) await sleep(0);
+    }
+    while (burst.ended < fed && Date.now() < burstDeadline) await sleep(50);
+    // A timed-out command that the device completed (or faulted) before the wait's deadline.
+    const done = new Map();
+    for (const name of devices) {
+      const info = await json(`${sim.url}/_sim/devices/${name}`);
+      const events = await json(
+        `${sim.url}/v5.0/${sim.company}/event/${info.streams.inbox.id}?limit=100000`,
+        { headers: { "x-auth-token": sim.token } },
+      );
+      for (const e of events.body) {
+        const status = e.elems?.cmd?.status;
+        if (status === "COMMAND_COMPLETE" || status === "COMMAND_FAULT")
+          done.set(e.elems.cmd.ref, e.creationDate);
+      }
+    }
+    let beforeDeadline = 0;
+    let later = 0;
+    for (const t of burst.timedOut) {
+      const at = done.get(t.id);
+      if (at === undefined) continue;
+      if (at <= t.deadline) beforeDeadline++;
+      else later++;
+    }
+    const burstErrors = errorCount(burst.errors);
+    burstRows = [
+      ["burst: commands", `${fed} (${((Date.now() - burstStarted) / 1000).toFixed(1)} s)`],
+      ["burst: complete / fault / timed out", burst.outputs.join(" / ")],
+      [
+        "burst: errors",
+        `${burstErrors} (${Object.entries(burst.errors)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")})`,
+      ],
+      ["burst: completed, reported timed out", `${beforeDeadline} (target 0)`],
+      ["burst: timed out, completed after the deadline", later],
+    ];
+    burstOk =
+      fed === BURST &&
+      burst.ended === fed &&
+      beforeDeadline === 0 &&
+      burst.outputs.reduce((a, b) => a + b, 0) + burstErrors === fed;
+  }
+
   await RED.stop();
   await new Promise((resolve) => server.close(resolve));
   sim.child.kill("SIGTERM");
@@ -250,6 +384,7 @@ async function main() {
     [`heap after ${WARM_UP} commands`, heapWarm === undefined ? "-" : mb(heapWarm)],
     ["heap after the run", mb(heapMid)],
     ["heap after stop", mb(heapEnd)],
+    ...burstRows,
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
@@ -258,9 +393,14 @@ async function main() {
     outputTotal + errorTotal === inputs &&
     twice === 0 &&
     lost === 0 &&
-    duplicates === 0;
+    duplicates === 0 &&
+    burstOk;
   console.log(ok ? "soak: OK" : "soak: FAILED");
   process.exit(ok ? 0 : 1);
+}
+
+function errorCount(errors) {
+  return Object.values(errors).reduce((a, b) => a + b, 0);
 }
 
 if (!global.gc)

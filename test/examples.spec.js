@@ -227,6 +227,20 @@ describe("examples", function () {
       assert.equal(lcd.status, 200);
     });
 
+    it("should complete a command whose ttl is within the await's timeout, without a ttl warning", async function () {
+      const { inject, debugged, seen } = await run(
+        example("06-command-ttl-within-timeout.json"),
+        env.sim,
+      );
+      inject("text, ttl 5 s");
+      const [complete] = await debugged("complete");
+      assert.equal(complete.command.ttl, 5000);
+      assert.equal(seen.error?.length ?? 0, 0);
+      const awaitNode = helper.getNode("e5a1c0d600000006");
+      assert.equal(typeof awaitNode.warn.callCount, "number");
+      assert.equal(awaitNode.warn.callCount, 0);
+    });
+
     it("should list the telemetry events page by page, all at once and one per event", async function () {
       const { inject, debugged, seen } = await run(
         example("03-list-events-page-by-page-and-all.json"),

@@ -503,10 +503,13 @@ class InboxWatch {
     this.timer = setTimeout(() => void this.poll(), wait);
   }
 
-  /** True when a final read asked for after the last poll started is still to be made. */
+  /**
+   * True when a final read was asked for after the last poll started: it is made at once. One
+   * that the last poll failed to make waits for the next interval, like any poll after a failure.
+   */
   private finalDue(): boolean {
     if (this.finals === 0) return false;
-    for (let e = this.head; e; e = e.next) if (e.finalAfter >= 0) return true;
+    for (let e = this.head; e; e = e.next) if (e.finalAfter > this.lastStart) return true;
     return false;
   }
 
