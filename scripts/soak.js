@@ -30,8 +30,11 @@ const LIMIT_MS = Number(process.env.SOAK_LIMIT_MS ?? 10 * 60_000);
 const WARM_UP = Math.min(1000, COMMANDS);
 const ACCOUNT = { rate: "400", concurrency: "16", queue: "2000", timeout: "5000", retries: "3" };
 const BURST = Number(process.env.SOAK_BURST ?? 2000);
-/** Messages between the burst's send node and its output: under the account's queue of 1,000. */
-const BURST_IN_FLIGHT = 800;
+/**
+ * Messages between the burst's send node and its output: 600 wait at most 30 s at 20 a second,
+ * within a command's default time budget (Timeout x (Retries + 1) = 40 s).
+ */
+const BURST_IN_FLIGHT = 600;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -216,7 +219,7 @@ async function main() {
             burst.timedOut.push({
               id: e.msg.command.id,
               device: e.msg.deviceId,
-              deadline: started + e.msg.timedOut.timeout,
+              deadline: started + (e.msg.timedOut?.timeout ?? 30_000),
             });
           }
         }
