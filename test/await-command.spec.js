@@ -337,7 +337,7 @@ describe("edge-await-command", function () {
       const [first] = await collect(late, 2, 5000);
       assert.equal(warnings.filter((w) => /ttl \(60000 ms\) is longer/.test(w)).length, 1);
       assert.ok(
-        shown.some((s) => /^ttl longer than timeout/.test(s.text)),
+        shown.some((s) => /^ttl > timeout/.test(s.text)),
         JSON.stringify(shown),
       );
       assert.equal(first.timedOut.ttl, 60000);

@@ -219,7 +219,7 @@ describe("edge-await-command reliability", function () {
         await waitFor(async () => (await control(env.sim, "GET", "/faults")).json.length === 0, {
           what: "the faults used up",
         });
-        await waitFor(() => shown.some((s) => /^inbox not read/.test(s.text ?? "")), {
+        await waitFor(() => shown.some((s) => /^unread: /.test(s.text ?? "")), {
           what: "the status",
         });
         await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
@@ -250,7 +250,7 @@ describe("edge-await-command reliability", function () {
       }
       // One slow inbox read holds the only slot: of the two other polls one waits, one is refused.
       await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", delayMs: 1500 });
-      await waitFor(() => shown.some((s) => /^inbox not read \(queue-full\)/.test(s.text ?? "")), {
+      await waitFor(() => shown.some((s) => /^unread: queue-full/.test(s.text ?? "")), {
         timeoutMs: 10_000,
         what: `a queue-full status in ${JSON.stringify(shown.slice(-5))}`,
       });
