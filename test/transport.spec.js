@@ -76,4 +76,22 @@ describe("transport", function () {
       out.loaded.join("\n"),
     );
   });
+
+  it("should leave undici unloaded while an account starts, and load it in the next turn", async function () {
+    const client = path.join(__dirname, "..", "dist", "nodes", "lib", "api", "client.js");
+    const script = `
+      const { EdgeClient } = require(${JSON.stringify(client)});
+      const undici = () => Object.keys(require.cache).some((f) => f.includes("undici"));
+      const c = new EdgeClient({ baseUrl: "http://127.0.0.1:9", company: "demo", token: "t" });
+      const during = undici();
+      setImmediate(() => {
+        process.stdout.write(JSON.stringify({ during, after: undici() }));
+        void c.close();
+      });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], {
+      encoding: "utf8",
+      timeout: 60000,
+    });
+    assert.deepEqual(JSON.parse(stdout), { during: false, after: true });
+  });
 });

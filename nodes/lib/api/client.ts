@@ -13,8 +13,8 @@ import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
 import type { RetryPolicy } from "./retry";
 import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
-import { createPool, send } from "./transport";
-import type { TlsOptions } from "./transport";
+import { createPool, preloadUndici, send } from "./transport";
+import type { PoolOptions, TlsOptions } from "./transport";
 import type { Device, DeviceEvent, Elems, Envelope, EventMetadata, Page, State } from "./types";
 
 export interface AccountSettings {
@@ -190,7 +190,9 @@ export class EdgeClient {
   readonly maxAnswerBytes: number;
   readonly limiter: RateLimiter;
   private readonly prefix: string;
-  private readonly pool: Dispatcher;
+  /** Made at the first request (transport.ts loads undici then, if the preload has not). */
+  private pool: Dispatcher | undefined;
+  private readonly poolOptions: PoolOptions;
   private readonly retry: RetryPolicy;
   private readonly headers: Record<string, string>;
   private readonly jsonHeaders: Record<string, string>;
@@ -240,12 +242,14 @@ export class EdgeClient {
     this.maxPayloadBytes = settings.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     const rate = { ...DEFAULT_RATE_LIMIT, ...settings.rateLimit };
     this.limiter = new RateLimiter(rate);
-    this.pool = createPool({
+    this.poolOptions = {
       origin,
       connections: rate.concurrent,
       maxResponseBytes: maxAnswerBytes,
       tls: settings.tls,
-    });
+    };
+    // Not loaded here: an account starts with the flows, and undici's load would delay them.
+    preloadUndici();
     this.headers = { "x-auth-token": token, "user-agent": USER_AGENT, accept: "application/json" };
     const user = settings.user?.trim();
     if (user) this.headers["x-auth-user"] = user;
@@ -405,6 +409,7 @@ export class EdgeClient {
           timeoutMs: cutShort ? left : this.timeoutMs,
           signal,
         };
+        this.pool ??= createPool(this.poolOptions);
         const res = await send(this.pool, this.origin, attempt);
         opts.onAnswer?.(Buffer.byteLength(res.text));
         const envelope = readEnvelope<T>(res, req.method, path, this.token);
@@ -506,7 +511,7 @@ export class EdgeClient {
     const reason = new EdgeError("aborted", { method: "*", path: this.prefix });
     this.closing.abort(reason);
     this.limiter.close(reason);
-    await this.pool.destroy().catch(() => undefined);
+    await this.pool?.destroy().catch(() => undefined);
   }
 
   private pathFor(segments: readonly string[], query?: Record<string, string | number>): string {
