@@ -97,6 +97,20 @@ function flows(sim) {
     sinkNode("sinkH", "tab"),
     catchNode("catchH", "tab", ["fn", "http"], "caughtH"),
     sinkNode("caughtH", "tab"),
+    {
+      id: "bare",
+      z: "tab",
+      type: "bench-bare-request",
+      url: sim.url,
+      path: `/v5.0/${sim.company}/event`,
+      streamPath,
+      headers,
+      connections: "16",
+      wires: [["sinkB"]],
+    },
+    sinkNode("sinkB", "tab"),
+    catchNode("catchB", "tab", ["bare"], "caughtB"),
+    sinkNode("caughtB", "tab"),
   ];
 }
 
@@ -249,6 +263,18 @@ async function measure({ quick, only }) {
           }),
         undici: (count) => loop.run(count, !Number.isFinite(m.window), make),
       };
+      if (mode !== "defaults") {
+        // Node-RED's floor: the same request from the barest node (bare-node/bare-request.js).
+        peers.bare = (count) =>
+          drive({
+            entry: red.getNode("bare"),
+            sinks: [red.getNode("sinkB")],
+            errorSinks: [red.getNode("caughtB")],
+            total: count,
+            window: Math.min(count, m.window),
+            make,
+          });
+      }
       if (mode === "window") {
         peers.handBuilt = (count) =>
           drive({
@@ -273,7 +299,9 @@ async function measure({ quick, only }) {
         // Alternating order: the node first in even runs, the plain loop first in odd ones, so
         // that neither always runs on the warmer (or busier) machine.
         const order =
-          k % 2 === 0 ? ["node", "undici", "handBuilt"] : ["handBuilt", "undici", "node"];
+          k % 2 === 0
+            ? ["node", "undici", "bare", "handBuilt"]
+            : ["handBuilt", "bare", "undici", "node"];
         for (const name of order.filter((p) => peers[p])) {
           collect();
           if (mode === "defaults") {
@@ -323,6 +351,18 @@ async function measure({ quick, only }) {
           pairs.map((p) => p.cpuAddedUs),
           1,
         ),
+        ...(samples.bare
+          ? {
+              bareVsUndici: spread(
+                samples.bare.map((b, k) => b.msgPerSec / samples.undici[k].msgPerSec),
+                2,
+              ),
+              cpuOverBareUsPerMsg: spread(
+                samples.node.map((n, k) => n.cpuUsPerMsg - samples.bare[k].cpuUsPerMsg),
+                1,
+              ),
+            }
+          : {}),
         ...(samples.handBuilt
           ? {
               nodeVsHandBuilt: spread(
@@ -345,6 +385,7 @@ async function measure({ quick, only }) {
 const PEER_LABELS = {
   node: "edge-send-command",
   undici: "plain undici loop",
+  bare: "barest Node-RED node, same request",
   handBuilt: "hand-built (function + http request)",
 };
 
@@ -386,6 +427,18 @@ function report(r) {
       "",
       "",
     ]);
+    if (m.bareVsUndici) {
+      rows.push([
+        "",
+        "bare node / undici; CPU node minus bare",
+        `${mmm(m.bareVsUndici, 2)}x`,
+        `+${mmm(m.cpuOverBareUsPerMsg, 1)}`,
+        "",
+        "",
+        "",
+        "",
+      ]);
+    }
     if (m.nodeVsHandBuilt)
       rows.push([
         "",

@@ -29,6 +29,8 @@ async function startRuntime() {
     credentialSecret: "edgewire-bench",
     httpAdminRoot: "/admin",
     httpNodeRoot: false,
+    // bench-bare-request, the commands bench's Node-RED floor (bare-node/bare-request.js).
+    nodesDir: path.join(__dirname, "bare-node"),
     disableEditor: true,
     uiHost: "127.0.0.1",
     editorTheme: { palette: { catalogues: [] }, tours: false },
