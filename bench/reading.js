@@ -8,7 +8,7 @@
 "use strict";
 const { performance } = require("node:perf_hooks");
 const { startSimulator } = require("./lib/sim");
-const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
+const { startRuntime, accountNode, sinkNode, catchNode } = require("./lib/node-red");
 const { Pool } = require("undici");
 const { cpuMs, median, round, sleep, spread } = require("./lib/stats");
 const { fmt, mmm, table } = require("./lib/format");
@@ -71,12 +71,20 @@ function listOnce(red, nodeId, sinkId, expected, { probe = false } = {}) {
         resolve({ elapsedMs, cpu, peakHeap, peakRss, live: live.length ? Math.max(...live) : NaN });
       }
     };
+    const caught = red.getNode("caughtR");
+    const onError = (msg, _send, done) => {
+      done();
+      finish();
+      reject(new Error(`${nodeId}: ${msg.error?.message}`));
+    };
     function finish() {
       clearInterval(sampler);
       clearTimeout(timer);
       sink.removeListener("input", onInput);
+      caught.removeListener("input", onError);
     }
     sink.on("input", onInput);
+    caught.on("input", onError);
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     node.receive({ payload: null });
@@ -131,7 +139,13 @@ async function measure({ quick }) {
       });
       streams[size] = stream.id;
     }
-    const flow = [{ id: "tab", type: "tab", label: "reading" }, accountNode(sim, "acc")];
+    // All 100,000 events in one message are about 19 MB of answers: above the default Max answer.
+    const flow = [
+      { id: "tab", type: "tab", label: "reading" },
+      accountNode(sim, "acc", { maxAnswer: String(64 * MB) }),
+      catchNode("catchR", "tab", null, "caughtR"),
+      sinkNode("caughtR", "tab"),
+    ];
     for (const size of sizes) {
       flow.push(listNode(`all-${size}`, "all", streams[size], `sink-all-${size}`));
       flow.push(sinkNode(`sink-all-${size}`, "tab"));

@@ -50,7 +50,15 @@ async function main() {
   const add = (name, value, target, met) => checks.push({ name, value, target, met });
   for (const name of SECTIONS) {
     if (!only.some((o) => o === name || o.startsWith(`${name}:`))) continue;
-    results[name] = await runSection(name);
+    try {
+      results[name] = await runSection(name);
+    } catch (err) {
+      // One failed section costs its own figures, not the others'.
+      results[name] = { error: err.message };
+      lines.push("", `${name}: FAILED (${err.message}; its error is above)`);
+      add(`${name}: the section ran`, "failed", "ran", false);
+      continue;
+    }
     const section = require(`./${name}`);
     lines.push("", ...section.report(results[name]));
     section.targets(results[name], add);
@@ -76,6 +84,7 @@ async function main() {
   };
   fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`\nJSON: ${path.relative(process.cwd(), file)}\n`);
+  if (checks.some((c) => !c.met)) process.exitCode = 1;
 }
 
 main().catch((err) => {
