@@ -323,9 +323,14 @@ async function measure({ quick, only }) {
         if (!samples.node?.[k] || !samples.undici?.[k]) continue;
         const ratio = samples.node[k].msgPerSec / samples.undici[k].msgPerSec;
         progress(
-          `commands ${mode} run ${k + 1}/${runs}: node ${round(samples.node[k].msgPerSec)} msg/s ` +
-            `${round(samples.node[k].cpuUsPerMsg, 1)} µs, undici ${round(samples.undici[k].msgPerSec)} msg/s ` +
-            `${round(samples.undici[k].cpuUsPerMsg, 1)} µs, ratio ${round(ratio, 2)}`,
+          `commands ${mode} run ${k + 1}/${runs}: ` +
+            Object.entries(samples)
+              .map(
+                ([p, list]) =>
+                  `${p} ${round(list[k].msgPerSec)} msg/s ${round(list[k].cpuUsPerMsg, 1)} µs`,
+              )
+              .join(", ") +
+            `, node/undici ${round(ratio, 2)}`,
         );
       }
       if (!samples.node || !samples.undici) {
