@@ -215,7 +215,10 @@ async function measure({ quick, only }) {
         defaults: s.defaults,
         runs,
         // Over every device of every run.
-        readsPerDevicePerInterval: spread(reads, 2),
+        readsPerDevicePerInterval: {
+          ...spread(reads, 2),
+          mean: round(reads.reduce((a, b) => a + b, 0) / reads.length, 2),
+        },
         cpuMsPerInterval: spread(all("cpuMsPerInterval"), 1),
         cpuUsPerWaitAdded: spread(all("cpuUsPerWaitAdded"), 1),
         cpuUsPerMarker: spread(all("cpuUsPerMarker"), 1),
@@ -251,7 +254,10 @@ function report(r) {
     ["measure", ...Object.values(r.scenarios).map((s) => `${fmt(s.waits)} waits, ${s.label}`)],
   ];
   const row = (label, f) => rows.push([label, ...Object.values(r.scenarios).map(f)]);
-  row("inbox reads per device per interval", (s) => mmm(s.readsPerDevicePerInterval, 2));
+  row(
+    "inbox reads per device per interval (mean)",
+    (s) => `${mmm(s.readsPerDevicePerInterval, 2)} (${fmt(s.readsPerDevicePerInterval.mean, 2)})`,
+  );
   row("CPU per poll interval, idle (ms)", (s) => mmm(s.cpuMsPerInterval, 1));
   row("CPU per wait added (µs)", (s) => mmm(s.cpuUsPerWaitAdded, 1));
   row("CPU per marker handled (µs)", (s) => mmm(s.cpuUsPerMarker, 1));
