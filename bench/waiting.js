@@ -51,7 +51,13 @@ async function makeDevices(sim, prefix, count) {
   const devices = [];
   for (let d = 0; d < count; d++) {
     const name = `${prefix}-${d}`;
-    await sim.control("POST", "/devices", { name, resources: ["/lcd/txt1"] });
+    // The largest inbox a stream may have: 10,000 markers on one device within two intervals
+    // would overflow the default 1,000, and then no client could read them all.
+    await sim.control("POST", "/devices", {
+      name,
+      resources: ["/lcd/txt1"],
+      inboxCapacity: 100_000,
+    });
     devices.push({ name, inbox: `/${sim.company}/devices/${name}/:inbox` });
   }
   return devices;

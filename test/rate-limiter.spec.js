@@ -75,6 +75,18 @@ describe("rate limiter lanes", function () {
     assert.deepEqual(r.order, ["p1", "p2", "c1", "p3"]);
   });
 
+  it("should limit polls to 100 a second by default, and not at all on an account without a rate limit", async function () {
+    const limited = make({ perSecond: 20, concurrent: 1000, queueMax: 1000 });
+    const free = make({ perSecond: 0, concurrent: 1000, queueMax: 1000 });
+    const started = (l) => {
+      let n = 0;
+      for (let i = 0; i < 150; i++) if (l.tryAcquire("poll")) n++;
+      return n;
+    };
+    assert.equal(started(limited), 100);
+    assert.equal(started(free), 150);
+  });
+
   it("should not refuse a poll when the command queue is full", async function () {
     const limiter = make({ perSecond: 0, concurrent: 1, queueMax: 2 });
     const r = recorder(limiter);

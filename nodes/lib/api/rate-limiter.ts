@@ -21,20 +21,24 @@ export interface RateLimit {
   concurrent: number;
   /** Requests allowed to wait for a slot, per lane. */
   queueMax: number;
-  /** Requests of the poll lane started per second; 0 means no limit. */
-  pollPerSecond: number;
+  /**
+   * Requests of the poll lane started per second; 0 means no limit. Unset: DEFAULT_POLLS_PER_SECOND,
+   * or no limit either when `perSecond` is 0 (an account without a rate limit).
+   */
+  pollPerSecond?: number;
 }
+
+export const DEFAULT_RATE_LIMIT: RateLimit = {
+  perSecond: 20,
+  concurrent: 8,
+  queueMax: 1000,
+};
 
 /**
  * The poll lane's 100 reads a second let 100 devices with pending waits each be read once a
  * second (the await node's default interval) beside the 20 commands a second of the normal lane.
  */
-export const DEFAULT_RATE_LIMIT: RateLimit = {
-  perSecond: 20,
-  concurrent: 8,
-  queueMax: 1000,
-  pollPerSecond: 100,
-};
+export const DEFAULT_POLLS_PER_SECOND = 100;
 
 export type Lane = "normal" | "poll";
 
@@ -146,10 +150,13 @@ export class RateLimiter {
   private readonly order: readonly LaneState[];
   private active = 0;
   private timer: NodeJS.Timeout | undefined;
-  private readonly limit: RateLimit;
+  private readonly limit: Required<RateLimit>;
 
   constructor(limit: Partial<RateLimit> & Pick<RateLimit, "perSecond" | "concurrent">) {
-    this.limit = { ...DEFAULT_RATE_LIMIT, ...limit };
+    const merged = { ...DEFAULT_RATE_LIMIT, ...limit };
+    const pollPerSecond =
+      merged.pollPerSecond ?? (merged.perSecond > 0 ? DEFAULT_POLLS_PER_SECOND : 0);
+    this.limit = { ...merged, pollPerSecond };
     const poll = new LaneState(this.limit.pollPerSecond);
     const normal = new LaneState(this.limit.perSecond);
     this.lanes = { poll, normal };
