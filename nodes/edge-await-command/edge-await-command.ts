@@ -267,10 +267,7 @@ export = function (RED: NodeAPI): void {
           setStatus({
             fill: "yellow",
             shape: "ring",
-            text: t("edge-await-command.status.unread", {
-              reason: err.code,
-              count: shared.waiting,
-            }),
+            text: t("edge-await-command.status.unread", { reason: err.code }),
           });
         } else {
           setStatus({
