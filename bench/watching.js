@@ -98,7 +98,7 @@ async function once(sim, red, run, quick) {
   await sleep(200);
   const before2 = gcHeap();
   await red.deploy(flows(sim, streams, true));
-  const watcher = red.getNode("acc").watcher;
+  const watcher = red.getNode("acc").services.watcher;
   const startDeadline = Date.now() + 30_000;
   while (watcher.size !== STREAMS || watcher.reads < STREAMS) {
     if (Date.now() > startDeadline) throw new Error(`${watcher.size} streams watched`);

@@ -22,18 +22,18 @@ describe("edge-account", function () {
 
   it("owns one client for the account, built from its properties and credentials", async function () {
     const acc = await deploy();
-    assert.equal(acc.client.company, "demo");
-    assert.equal(acc.client.origin, env.sim.url);
-    assert.ok(acc.poller);
+    assert.equal(acc.services.client.company, "demo");
+    assert.equal(acc.services.client.origin, env.sim.url);
+    assert.ok(acc.services.poller);
   });
 
   it("takes Max answer from its settings, 8 MiB by default, and refuses a timeout over 2^31 - 1 ms", async function () {
     const acc = await deploy();
-    assert.equal(acc.client.maxAnswerBytes, 8 * 1024 * 1024);
+    assert.equal(acc.services.client.maxAnswerBytes, 8 * 1024 * 1024);
     await helper.unload();
     const small = account(env.sim, { maxAnswer: "4096" });
     await load([small.node], small.credentials);
-    assert.equal(helper.getNode("acc").client.maxAnswerBytes, 4096);
+    assert.equal(helper.getNode("acc").services.client.maxAnswerBytes, 4096);
     await helper.unload();
     const slow = account(env.sim, { timeout: "2147483648" });
     await load([slow.node], slow.credentials);
@@ -48,7 +48,7 @@ describe("edge-account", function () {
       acc: { token: "t" },
     });
     const acc = helper.getNode("acc");
-    assert.equal(acc.client, undefined);
+    assert.equal(acc.services, undefined);
     assert.match(acc.configError.message, /base URL "not a url" is not a URL/);
   });
 

@@ -231,7 +231,7 @@ describe("edge-await-command", function () {
     const msgs = await ended;
     assert.equal(msgs.filter((m) => m.command).length, 2);
     await Promise.all([noMessage(ok, 200), noMessage(late, 200)]);
-    assert.equal(helper.getNode("acc").poller.size, 0);
+    assert.equal(helper.getNode("acc").services.poller.size, 0);
   });
 
   it("ends pending waits and stops polling when the flow is closed", async function () {
@@ -239,7 +239,7 @@ describe("edge-await-command", function () {
     const { send } = await start(env.sim, { timeout: 60000 });
     for (let i = 0; i < 5; i++) send.receive({ payload: { "/lcd/txt1": String(i) } });
     await sleep(200);
-    const poller = helper.getNode("acc").poller;
+    const poller = helper.getNode("acc").services.poller;
     assert.equal(poller.size, 1);
     const started = Date.now();
     await unload();

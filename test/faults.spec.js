@@ -579,7 +579,7 @@ describe("reliability: faults, rate limits and close", function () {
       };
       await waitFor(async () => (await requests(env.sim)).length >= 1, { what: "a request" });
       await sleep(100);
-      assert.ok(f.acc.client.limiter.queued > 0, "messages wait in the rate limiter");
+      assert.ok(f.acc.services.client.limiter.queued > 0, "messages wait in the rate limiter");
       const timersBefore = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
       const started = Date.now();
       await unload();
@@ -603,8 +603,8 @@ describe("reliability: faults, rate limits and close", function () {
       ])
         assert.equal(f.get(out)?.received.length ?? 0, 0, `${out} got a message on close`);
       assert.equal(f.caught.received.length, 0);
-      assert.equal(f.acc.client.limiter.queued, 0);
-      assert.equal(f.acc.poller.size, 0);
+      assert.equal(f.acc.services.client.limiter.queued, 0);
+      assert.equal(f.acc.services.poller.size, 0);
       const timersAfter = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
       assert.ok(timersAfter < timersBefore, `timers: ${timersBefore} before, ${timersAfter} after`);
     });

@@ -235,7 +235,7 @@ describe("edge-watch-events", function () {
       { id: "w1", stream: stream.path, interval: 250 },
       { id: "w2", stream: stream.path, interval: 1000 },
     ]);
-    const watcher = helper.getNode("acc").watcher;
+    const watcher = helper.getNode("acc").services.watcher;
     assert.equal(watcher.size, 1, "one shared watch for the stream");
     const shown = statuses(helper.getNode("w2"));
     await waitFor(() => hasStatus(shown, /^watching$/), { timeoutMs: WAIT, what: "watching" });
@@ -348,7 +348,7 @@ describe("edge-watch-events", function () {
       String(callsOf(node, "error")[0]),
       /^Watching stopped until the next deploy: Not found/,
     );
-    assert.equal(helper.getNode("acc").watcher.size, 0);
+    assert.equal(helper.getNode("acc").services.watcher.size, 0);
     await control(sim, "DELETE", "/requests");
     await sleep(800);
     assert.equal((await control(sim, "GET", "/requests")).json.length, 0, "it still reads");
@@ -395,7 +395,7 @@ describe("edge-watch-events", function () {
       wires: [[]],
     });
     await load(nodes, credentials);
-    const watcher = helper.getNode("acc").watcher;
+    const watcher = helper.getNode("acc").services.watcher;
     await waitFor(() => watcher.size === 2, { timeoutMs: WAIT, what: "two watches" });
     await waitFor(async () => (await firstPageReads(sim, stream.path)) >= 2, {
       timeoutMs: WAIT,

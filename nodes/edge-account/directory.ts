@@ -198,8 +198,8 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
         // A stored token only ever goes to the deployed account's own URL.
         const id = str(body.account);
         const node = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
-        if (!node?.client) return { needsDeploy: true };
-        client = node.client;
+        if (!node?.services) return { needsDeploy: true };
+        client = node.services.client;
         key = keyOf(client);
       }
       return await listFor(client, key, kind, search, stream);

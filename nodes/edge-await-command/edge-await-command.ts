@@ -8,7 +8,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
-import { clientOf } from "../lib/account/lookup";
+import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
 import type {
   InboxObserver,
@@ -311,7 +311,7 @@ export = function (RED: NodeAPI): void {
         setStatus({ fill: "grey", shape: "ring", text: ctx.t("edge-await-command.status.reset") });
         return Promise.resolve(null);
       }
-      const { client, poller } = clientOf(RED, def.account);
+      const { client, poller } = accountOf(RED, def.account);
       const restored = restoring.get(msg);
       if (restored) {
         restoring.delete(msg);

@@ -6,7 +6,7 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { Device } from "../lib/api/types";
 import { merge, replace } from "../lib/device/merge";
-import { clientOf, intakeOf } from "../lib/account/lookup";
+import { accountOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkPatch, checkState } from "../lib/node-red/validate";
@@ -28,7 +28,7 @@ export = function (RED: NodeAPI): void {
       this,
       "edge-device-state",
       async (msg, { call, t }) => {
-        const { client, account, names } = clientOf(RED, def.account);
+        const { client, deviceWrites, names } = accountOf(RED, def.account);
         const device = resolveTarget(def.device, msg, "deviceId", "device-empty");
         let result: Device;
         // The device is an id or a name (names.ts): a server that takes no name gets the id.
@@ -37,12 +37,12 @@ export = function (RED: NodeAPI): void {
         } else if (mode === "replace") {
           const state = checkState(msg.payload, "msg.payload");
           result = await names.withDevice(device, call, (ref) =>
-            replace(client, account.serial, ref, state, call),
+            replace(client, deviceWrites, ref, state, call),
           );
         } else if (mode === "merge") {
           const patch = checkPatch(msg.payload, "msg.payload");
           result = await names.withDevice(device, call, (ref) =>
-            merge(client, account.serial, ref, patch, call),
+            merge(client, deviceWrites, ref, patch, call),
           );
         } else {
           throw new EdgeError("bad-mode", { mode });

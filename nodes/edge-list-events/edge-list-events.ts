@@ -5,7 +5,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { CallOptions } from "../lib/api/client";
 import type { DeviceEvent, Page } from "../lib/api/types";
-import { clientOf, intakeOf } from "../lib/account/lookup";
+import { accountOf, intakeOf } from "../lib/account/lookup";
 import { pages } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
@@ -38,7 +38,7 @@ export = function (RED: NodeAPI): void {
       this,
       "edge-list-events",
       async (msg, { call, t, send, signal }) => {
-        const { client } = clientOf(RED, def.account);
+        const { client } = accountOf(RED, def.account);
         const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
         const limit = checkInteger(
           msg.limit ?? blankToUndefined(def.limit) ?? R.limit.default,

@@ -4,7 +4,7 @@
 // needs to find the command's markers.
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import type { DeviceEvent, EventMetadata } from "../lib/api/types";
-import { clientOf, intakeOf } from "../lib/account/lookup";
+import { accountOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { renderJson } from "../lib/node-red/render";
 import { resolveTarget } from "../lib/node-red/target";
@@ -44,7 +44,7 @@ export = function (RED: NodeAPI): void {
       this,
       "edge-send-command",
       async (msg, { call, t }) => {
-        const { client, names } = clientOf(RED, def.account);
+        const { client, names } = accountOf(RED, def.account);
         const elems = elemsOf(msg, def.elems || "");
         const ttlSource =
           msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);

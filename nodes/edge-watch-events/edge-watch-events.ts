@@ -5,7 +5,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
-import { clientOf } from "../lib/account/lookup";
+import { accountOf } from "../lib/account/lookup";
 import { positionFrom } from "../lib/events/position";
 import type { Position } from "../lib/events/position";
 import type {
@@ -229,9 +229,7 @@ export = function (RED: NodeAPI): void {
     let watcher: StreamWatcher;
     try {
       settings = settingsOf(def);
-      const { account } = clientOf(RED, def.account);
-      if (!account.watcher) throw account.configError ?? new EdgeError("no-account");
-      watcher = account.watcher;
+      watcher = accountOf(RED, def.account).watcher;
     } catch (caught) {
       const err =
         caught instanceof EdgeError

@@ -1,43 +1,31 @@
 // How worker nodes reach their account: the config node holds the client and what is shared per
 // account; a worker fails with a translated error when none is configured or it is invalid.
 import type { Node, NodeAPI } from "node-red";
-import type { EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
-import type { InboxPoller } from "../commands/inbox-poller";
-import type { DeviceNames } from "../device/names";
-import type { StreamWatcher } from "../events/stream-watcher";
 import type { IntakeLimit } from "../node-red/intake";
-import type { KeyedQueue } from "./keyed-queue";
 import type { AccountHealth } from "./health";
+import type { AccountServices } from "./services";
 
-/** What an `edge-account` node exposes to the nodes that use it. */
-export interface Account {
-  readonly client: EdgeClient | undefined;
-  /** Why no client could be built from the configuration. */
-  readonly configError: EdgeError | undefined;
-  readonly serial: KeyedQueue;
-  /** Shared polling of device inboxes for edge-await-command. */
-  readonly poller: InboxPoller | undefined;
-  /** Device ids turned into the names that stream paths need. */
-  readonly names: DeviceNames | undefined;
-  /** Shared reads of the streams that edge-watch-events nodes watch. */
-  readonly watcher: StreamWatcher | undefined;
-  /** Queue, 429 wait and authentication state, shown on every node of the account. */
-  readonly health: AccountHealth | undefined;
+/** An `edge-account` node as the nodes that use it see it. */
+export type AccountNode = Node<{ user?: string; token?: string }> & {
+  /** The base URL it was deployed with: Test connection sends its stored token there only. */
+  baseUrl: string;
+  /** What the account shares; undefined when its configuration is invalid. */
+  services: AccountServices | undefined;
+  /** Why the configuration is invalid. */
+  configError: EdgeError | undefined;
+};
+
+function accountNode(RED: NodeAPI, accountId: string | undefined): AccountNode | null {
+  return accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
 }
 
-export type AccountNode = Node<{ user?: string; token?: string }> & Account;
-
-/** The account's client, or the error to report for this message. */
-export function clientOf(
-  RED: NodeAPI,
-  accountId: string | undefined,
-): { client: EdgeClient; poller: InboxPoller; names: DeviceNames; account: Account } {
-  const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
+/** The services of the node's account, or the error to report for this message. */
+export function accountOf(RED: NodeAPI, accountId: string | undefined): AccountServices {
+  const account = accountNode(RED, accountId);
   if (!account) throw new EdgeError("no-account");
-  const { client, poller, names } = account;
-  if (!client || !poller || !names) throw account.configError ?? new EdgeError("no-account");
-  return { client, poller, names, account };
+  if (!account.services) throw account.configError ?? new EdgeError("no-account");
+  return account.services;
 }
 
 /**
@@ -53,8 +41,7 @@ export function intakeOf(
   let limit: IntakeLimit | undefined;
   return () => {
     if (limit) return limit;
-    const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
-    const limits = account?.client?.limiter.limits;
+    const limits = accountNode(RED, accountId)?.services?.client.limiter.limits;
     if (limits) limit = { running: limits.concurrent, waiting: limits.queueMax };
     return limit;
   };
@@ -62,6 +49,5 @@ export function intakeOf(
 
 /** The health of the account a node uses, when it has a working one. */
 export function healthOf(RED: NodeAPI, accountId: string | undefined): AccountHealth | undefined {
-  const account = accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
-  return account?.health;
+  return accountNode(RED, accountId)?.services?.health;
 }
