@@ -1,29 +1,23 @@
 // Turns "a command was sent" into "the device did it, failed, or did not answer in time" by
 // watching the device's `:inbox` for the command's markers through the account's shared poller.
-// Output 1 is COMMAND_COMPLETE, 2 COMMAND_FAULT, 3 the timeout. msg.reset ends this node's waits.
+// Its outputs are complete, fault and timed out (OUTPUTS in lib/commands/pending-wait.ts, where
+// the wait itself is). msg.reset ends this node's waits.
 //
 // A timeout is only reported after one more read of the inbox made after the deadline, so a late
 // poll never turns a completed command into "timed out". Pending waits are kept in a context store
 // and resume when the node starts again (redeploy, restart), with msg.restored = true.
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
-import type { DeviceEvent } from "../lib/api/types";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import type {
-  InboxObserver,
-  InboxPoller,
-  InboxRef,
-  Wait,
-  WatchHandle,
-} from "../lib/commands/inbox-poller";
-import type { MarkerName } from "../lib/commands/markers";
+import type { InboxObserver, InboxRef } from "../lib/commands/inbox-poller";
+import { PendingWait } from "../lib/commands/pending-wait";
+import type { AwaitShared } from "../lib/commands/pending-wait";
 import { WaitStore, parseMessage, serializeMessage } from "../lib/commands/saved-waits";
 import type { SavedWait } from "../lib/commands/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
-import type { Translate } from "../lib/node-red/i18n";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
 import {
@@ -61,191 +55,6 @@ function commandOf(msg: NodeMessageInFlow): CommandRef {
   if (typeof ref.id !== "string" && typeof ref.creationDate !== "number")
     throw new EdgeError("no-command");
   return ref as CommandRef;
-}
-
-const OUTPUT: Record<MarkerName, number> = {
-  COMMAND_START: -1,
-  COMMAND_COMPLETE: 0,
-  COMMAND_FAULT: 1,
-};
-
-/** What the waits of one node share. */
-interface NodeShared {
-  readonly t: Translate;
-  readonly observer: InboxObserver;
-  readonly saved: WaitStore;
-  waiting: number;
-  /** Set while the node closes: its waits end without output but stay saved. */
-  closing: boolean;
-  /**
-   * The pending waits of each abort signal, with one listener per signal: one per wait made
-   * Node 20 walk the whole listener list on every add (issue 15).
-   */
-  readonly bySignal: Map<AbortSignal, Set<PendingWait>>;
-}
-
-function listen(shared: NodeShared, signal: AbortSignal, wait: PendingWait): void {
-  let waits = shared.bySignal.get(signal);
-  if (!waits) {
-    const set = new Set<PendingWait>();
-    waits = set;
-    shared.bySignal.set(signal, set);
-    signal.addEventListener(
-      "abort",
-      () => {
-        shared.bySignal.delete(signal);
-        for (const w of [...set]) w.cancel();
-      },
-      { once: true },
-    );
-  }
-  waits.add(wait);
-}
-
-function unlisten(shared: NodeShared, signal: AbortSignal, wait: PendingWait): void {
-  // The listener stays until the signal aborts or the node closes: the handler keeps one signal
-  // for all its messages, so it is one listener per node, not per wait.
-  shared.bySignal.get(signal)?.delete(wait);
-}
-
-/**
- * One pending wait, as a class rather than a nest of closures: a thousand may be pending at once,
- * and this halves the heap each holds (bench/waiting.js). It is the poller's Wait and its timer's
- * argument.
- */
-class PendingWait implements Wait {
-  readonly commandId: string | undefined;
-  readonly since: number;
-  readonly intervalMs: number;
-  readonly observer: InboxObserver;
-  /** Made with the first marker: most waits hold none for most of their life. */
-  private markers: DeviceEvent[] | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private handle: WatchHandle | undefined;
-  private ended = false;
-
-  constructor(
-    wait: Pick<Wait, "commandId" | "since" | "intervalMs">,
-    private readonly msg: NodeMessageInFlow,
-    private readonly ctx: InputContext,
-    private readonly shared: NodeShared,
-    /** Wall clock ms at the start of the wait (earlier than now when restored). */
-    private readonly startedAt: number,
-    private readonly timeoutMs: number,
-    private readonly ttl: number | undefined,
-    private readonly key: string | undefined,
-    private readonly resolve: (result: Result | null) => void,
-    private readonly reject: (err: unknown) => void,
-  ) {
-    this.commandId = wait.commandId;
-    this.since = wait.since;
-    this.intervalMs = wait.intervalMs;
-    this.observer = shared.observer;
-  }
-
-  start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
-    this.shared.waiting++;
-    if (this.ctx.signal.aborted) {
-      this.cancel();
-      return;
-    }
-    listen(this.shared, this.ctx.signal, this);
-    this.handle = poller.watch(inbox, this);
-    if (this.ended) return;
-    this.timer = setTimeout(timeUp, Math.max(0, remainingMs), this);
-  }
-
-  onMarker(event: DeviceEvent, marker: MarkerName): void {
-    if (this.ended) return;
-    (this.markers ??= []).push(event);
-    const output = OUTPUT[marker];
-    if (output >= 0) {
-      this.finish(output, event, output === 0 ? "complete" : "fault", undefined);
-    } else {
-      this.ctx.status({
-        fill: "yellow",
-        shape: "dot",
-        text: this.shared.t("edge-await-command.status.started", {
-          count: this.shared.waiting,
-        }),
-      });
-    }
-  }
-
-  onError(err: EdgeError): void {
-    if (this.end(true)) this.reject(err);
-  }
-
-  onFinalRead(err: EdgeError | undefined): void {
-    this.finish(2, null, "timeout", err);
-  }
-
-  /** The deadline passed: read the inbox once more before leaving on "timed out". */
-  timeUp(): void {
-    this.timer = undefined;
-    if (!this.ended) this.handle?.finalRead();
-  }
-
-  /** The node's waits were cancelled (close or msg.reset). */
-  cancel(): void {
-    if (this.end(!this.shared.closing)) this.resolve(null);
-  }
-
-  private finish(
-    output: number,
-    event: DeviceEvent | null,
-    kind: string,
-    readError: EdgeError | undefined,
-  ): void {
-    if (!this.end(true)) return;
-    const { msg, shared } = this;
-    const out: (NodeMessage | null)[] = [null, null, null];
-    const elapsed = Math.max(0, Date.now() - this.startedAt);
-    msg.payload = event;
-    msg.markers = this.markers ?? [];
-    msg.elapsed = elapsed;
-    if (output === 2) {
-      const mayRunUntil = this.ttl === undefined ? null : this.startedAt + this.ttl;
-      msg.timedOut = {
-        timeout: this.timeoutMs,
-        ttl: this.ttl ?? null,
-        mayRunUntil,
-        note: shared.t(
-          mayRunUntil === null
-            ? "edge-await-command.timedOut.noTtl"
-            : "edge-await-command.timedOut.ttl",
-          { until: mayRunUntil === null ? "" : new Date(mayRunUntil).toISOString() },
-        ),
-        ...(readError ? { inboxError: readError.message } : {}),
-      };
-    }
-    out[output] = msg;
-    const fill = output === 0 ? "green" : output === 1 ? "red" : "yellow";
-    this.resolve({
-      send: out,
-      status: shared.t(`edge-await-command.status.${kind}`, { elapsed }),
-      fill,
-    });
-  }
-
-  /**
-   * Stops the timer, the watch and the abort listener, and forgets the saved wait unless told to
-   * keep it; false when the wait had already ended.
-   */
-  private end(forget: boolean): boolean {
-    if (this.ended) return false;
-    this.ended = true;
-    this.shared.waiting--;
-    clearTimeout(this.timer);
-    this.handle?.stop();
-    unlisten(this.shared, this.ctx.signal, this);
-    if (forget && this.key !== undefined) this.shared.saved.remove(this.key);
-    return true;
-  }
-}
-
-function timeUp(wait: PendingWait): void {
-  wait.timeUp();
 }
 
 export = function (RED: NodeAPI): void {
@@ -287,7 +96,7 @@ export = function (RED: NodeAPI): void {
     const saved = new WaitStore(this, store, (err) => {
       warn(t("edge-await-command.warn.store", { detail: String(err) }));
     });
-    const shared: NodeShared = {
+    const shared: AwaitShared = {
       t,
       observer,
       saved,
