@@ -1,4 +1,4 @@
-// Run by test/memory.spec.js in a child Node.js with a small heap: deploys edge-list-events nodes
+// Run by test/reliability/memory.spec.js in a child Node.js with a small heap: deploys edge-list-events nodes
 // on an account pointing at the hostile server given in EDGE_CASE, feeds them, and prints how
 // each message ended as one JSON line. A crash (out of memory) prints nothing and exits non-zero.
 "use strict";

@@ -56,7 +56,7 @@ async function unload() {
  * the flow unloaded and the simulator closed after it. Tests read the simulator as `env.sim`.
  */
 function withRedAndSimulator(simOptions = {}) {
-  const { startSim } = require("../simulator-helpers");
+  const { startSim } = require("./simulator");
   const env = { sim: undefined };
   before(function (done) {
     helper.startServer(done);

@@ -3,7 +3,7 @@
 // ended (one output, one error or done() alone).
 "use strict";
 const assert = require("node:assert/strict");
-const { control } = require("../simulator-helpers");
+const { control } = require("./simulator");
 const { load, account, helper, CORE } = require("./red");
 
 const COMPLETE = require("@node-red/nodes/core/common/24-complete.js");

@@ -1,0 +1,113 @@
+// The account's health on every node that uses it, in a real Node-RED against the simulator: a
+// failed authentication turns them all red until a request succeeds, a 429 wait and the queue show
+// as short statuses, and a node that sent nothing shows them too.
+"use strict";
+const assert = require("node:assert/strict");
+const { control, waitFor } = require("../support/simulator");
+const {
+  load,
+  account,
+  next,
+  statuses,
+  helper,
+  CORE,
+  withRedAndSimulator,
+} = require("../support/red");
+
+const LCD = "d5f3c1a2b0000000000000001";
+
+async function start(sim, accountProps = {}) {
+  const acc = account(sim, { z: "tab", retries: 0, ...accountProps });
+  const flow = [
+    { id: "tab", type: "tab" },
+    acc.node,
+    {
+      id: "n1",
+      z: "tab",
+      type: "edge-device-state",
+      account: "acc",
+      device: LCD,
+      mode: "get",
+      wires: [["out"]],
+    },
+    // Never sent anything: it shows the account's state all the same.
+    {
+      id: "n2",
+      z: "tab",
+      type: "edge-list-events",
+      account: "acc",
+      stream: "/demo/telemetry",
+      wires: [[]],
+    },
+    { id: "out", z: "tab", type: "helper" },
+    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
+    { id: "caught", z: "tab", type: "helper" },
+  ];
+  await load(flow, acc.credentials, [CORE.catch]);
+  const n1 = helper.getNode("n1");
+  const n2 = helper.getNode("n2");
+  return {
+    n1,
+    n2,
+    shown1: statuses(n1),
+    shown2: statuses(n2),
+    out: helper.getNode("out"),
+    caught: helper.getNode("caught"),
+  };
+}
+
+describe("account health on the nodes of an account", function () {
+  const env = withRedAndSimulator();
+
+  it("turns every node of the account red on a 401 and clears them when a request succeeds", async function () {
+    const { n1, shown1, shown2, out, caught } = await start(env.sim);
+    await control(env.sim, "POST", "/faults", { path: "/device", status: 401, count: 1 });
+    n1.receive({ payload: 1 });
+    const failed = await next(caught);
+    // The status is short; the whole sentence is in the error.
+    assert.match(failed.error.message, /refused the credentials \(HTTP 401\)/);
+    const red = { fill: "red", shape: "ring", text: "401 unauthorized" };
+    assert.deepEqual(shown1.at(-1), red);
+    assert.deepEqual(shown2.at(-1), red);
+    n1.receive({ payload: 2 });
+    await next(out);
+    await waitFor(() => shown2.length > 1, { what: "the second node's status to clear" });
+    assert.deepEqual(shown2.at(-1), {});
+    assert.deepEqual(shown1.at(-1), { fill: "green", shape: "dot", text: "read, 2 keys" });
+  });
+
+  it("shows a 429 wait on every node of the account while the client waits", async function () {
+    const { n1, shown2, out } = await start(env.sim, { retries: 1 });
+    await control(env.sim, "POST", "/faults", {
+      path: "/device",
+      status: 429,
+      retryAfter: "2",
+      count: 1,
+    });
+    n1.receive({ payload: 1 });
+    await waitFor(() => shown2.length > 0, { timeoutMs: 10000, what: "a 429 status" });
+    assert.deepEqual(shown2[0], { fill: "yellow", shape: "ring", text: "429: wait 2 s" });
+    await next(out, 10000);
+    await waitFor(() => JSON.stringify(shown2.at(-1)) === "{}", {
+      timeoutMs: 10000,
+      what: "the wait to end",
+    });
+  });
+
+  it("shows the account's queue on a node that sent nothing", async function () {
+    // One request a second: the others wait in the account's queue.
+    const { n1, shown2, out } = await start(env.sim, { rate: 1, concurrency: 4 });
+    for (let i = 0; i < 4; i++) n1.receive({ payload: i });
+    await waitFor(() => shown2.some((s) => /^queued \d$/.test(s.text ?? "")), {
+      timeoutMs: 10000,
+      what: "a queued status",
+    });
+    const queued = shown2.find((s) => /^queued/.test(s.text ?? ""));
+    assert.equal(queued.fill, "yellow");
+    for (let i = 0; i < 4; i++) await next(out, 10000);
+    await waitFor(() => JSON.stringify(shown2.at(-1)) === "{}", {
+      timeoutMs: 10000,
+      what: "the queue to empty",
+    });
+  });
+});

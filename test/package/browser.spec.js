@@ -1,0 +1,435 @@
+// The editor in a real browser (Debian's chromium through playwright-core), against what
+// `npm start` runs: the palette, every edit dialog with its fields and help, an account created
+// through its dialog, a deploy, and a click on an example's inject button answered by the
+// simulator in the debug sidebar. The screenshots in docs/screenshots/ are made here: with
+// UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
+// run leaves the tree as it found it.
+"use strict";
+/* global document, Image, RED -- these run inside the editor page */
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { startDemo } = require("../support/demo");
+const { tempDir } = require("../support/temp");
+
+const ROOT = path.join(__dirname, "..", "..");
+const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? path.join(ROOT, "docs", "screenshots")
+    : tempDir("edgewire-screenshots-");
+const MODULE = require("../../package.json").name;
+const FLOW_TYPES = [
+  "edge-device-state",
+  "edge-send-command",
+  "edge-list-events",
+  "edge-await-command",
+  "edge-watch-events",
+];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const WAIT = 15000;
+
+const catalog = (type) =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, "locales", "en-US", `${type}.json`), "utf8"));
+
+/** The first paragraph of a node's help, as text: what the help sidebar shows first. */
+function helpIntro(type) {
+  const html = fs.readFileSync(path.join(ROOT, "locales", "en-US", `${type}.html`), "utf8");
+  return /<p>([\s\S]*?)<\/p>/
+    .exec(html)[1]
+    .replace(/<[^>]+>/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The examples' nodes, with the label of the tab each one is on. */
+function exampleNodes() {
+  const dir = path.join(ROOT, "examples");
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .flatMap((f) => {
+      const flow = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+      const tabs = Object.fromEntries(
+        flow.filter((n) => n.type === "tab").map((n) => [n.id, n.label]),
+      );
+      return flow.map((n) => ({ ...n, tab: tabs[n.z] }));
+    });
+}
+
+function lookup(obj, key) {
+  return key.split(".").reduce((o, k) => (o === undefined ? o : o[k]), obj);
+}
+
+describe("the editor in a browser", function () {
+  this.timeout(180000);
+  const nodes = exampleNodes();
+  let demo;
+  let context;
+  let page;
+  let profile;
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      const why =
+        `no chromium at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set ` +
+        "EDGE_CHROMIUM to a Chromium binary";
+      if (process.env.EDGE_REQUIRE_BROWSER === "1") throw new Error(why);
+      console.log(`      skipped: ${why}; set EDGE_REQUIRE_BROWSER=1 to make this an error`);
+      this.skip();
+    }
+    const { chromium } = require("playwright-core");
+    demo = await startDemo();
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1600, height: 900 },
+      locale: "en-US",
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(WAIT);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.goto(demo.editorUrl);
+    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+  });
+
+  after(async function () {
+    await context?.close();
+    await demo?.stop();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+  async function showTab(label) {
+    // A second click on the active tab within the double-click time opens the flow's dialog.
+    if (await page.locator(`#red-ui-workspace-tabs li.active[flowname="${label}"]`).count()) return;
+    await page.locator(`#red-ui-workspace-tabs li[flowname="${label}"] a`).click();
+    await page.waitForSelector(`#red-ui-workspace-tabs li.active[flowname="${label}"]`);
+  }
+
+  async function openEditor(node) {
+    await showTab(node.tab);
+    await page.locator(`[id="${node.id}"] rect.red-ui-flow-node`).dblclick();
+    await page.waitForSelector("#node-dialog-ok", { state: "visible" });
+  }
+
+  async function closeEditor(button = "#node-dialog-cancel") {
+    await page.locator(button).click();
+    await page.waitForSelector("#node-dialog-ok", { state: "detached" });
+  }
+
+  async function clickInject(name) {
+    const inject = nodes.find((n) => n.type === "inject" && n.name === name);
+    await showTab(inject.tab);
+    await page.locator(`[id="${inject.id}"] .red-ui-flow-node-button`).click();
+  }
+
+  /** Clicks Test connection in the account dialog; the result under it must match `expected`. */
+  async function testConnection(expected) {
+    const result = page.locator("#node-config-edge-account-test-result");
+    await page.locator("#node-config-edge-account-test").click();
+    await page.waitForFunction(
+      () =>
+        !/^Testing|^$/.test(
+          document.querySelector("#node-config-edge-account-test-result").innerText,
+        ),
+    );
+    assert.match(await result.innerText(), expected);
+  }
+
+  async function showSidebar(name) {
+    await page.locator(`#red-ui-tab-${name}-link-button`).click();
+    await page.waitForSelector(`#red-ui-tab-${name}.active`);
+  }
+
+  async function showHelpFor(type) {
+    await page.locator(".red-ui-tray-footer-left button:has(i.fa-book)").last().click();
+    await page.waitForFunction(
+      (text) =>
+        (document.querySelector(".red-ui-sidebar-help-stack")?.innerText ?? "")
+          .replace(/\s+/g, " ")
+          .includes(text),
+      helpIntro(type),
+    );
+  }
+
+  /** Every data-i18n text in the open dialog is the en-US catalog's text, never a bare key. */
+  async function checkTranslated(type, scope) {
+    const cat = catalog(type);
+    const shared = catalog("edge-account");
+    const items = await page.locator(`${scope} [data-i18n]`).evaluateAll((els) =>
+      els.map((el) => ({
+        spec: el.getAttribute("data-i18n"),
+        text: el.textContent,
+        placeholder: el.getAttribute("placeholder"),
+        title: el.getAttribute("title"),
+      })),
+    );
+    let checked = 0;
+    for (const item of items)
+      for (const part of item.spec.split(";")) {
+        // Node-RED puts the node set's namespace in front: "<module>/<type>:<key>".
+        const m = /^(?:\[(\w+)\])?(?:[^:]*:)?(.+)$/.exec(part);
+        const key = m[2];
+        if (!key.startsWith("edge")) continue; // Node-RED's own parts of the tray
+        const wanted = lookup(key.startsWith("edge.") ? shared : cat, key);
+        assert.equal(typeof wanted, "string", `${type}: no catalog text for ${key}`);
+        const shown = m[1] ? item[m[1]] : item.text;
+        assert.equal(shown.trim(), wanted.trim(), `${type}: ${part}`);
+        checked++;
+      }
+    assert.ok(checked >= 4, `${type}: only ${checked} translated texts`);
+  }
+
+  it("should show the flow nodes in the edge device palette category with their icons", async function () {
+    const header = page.locator("#red-ui-palette-header-edge_device");
+    assert.equal((await header.innerText()).trim(), "edge device");
+    for (const type of FLOW_TYPES) {
+      const entry = page.locator(
+        `#red-ui-palette-container-edge_device .red-ui-palette-node[data-palette-type="${type}"]`,
+      );
+      assert.equal(await entry.count(), 1, `${type} is not in the edge device category`);
+      assert.equal(
+        await entry.getAttribute("data-palette-label"),
+        catalog(type)[type].paletteLabel,
+      );
+      const icon = await entry
+        .locator(".red-ui-palette-icon-container")
+        .getAttribute("data-palette-icon");
+      assert.equal(icon, `icons/${MODULE}/${type}.svg`);
+    }
+    // The account is a config node: not in the palette, but registered with its own icon.
+    const account = await page.evaluate(() => {
+      const def = RED.nodes.getType("edge-account");
+      return { category: def.category, icon: def.icon };
+    });
+    assert.deepEqual(account, { category: "config", icon: "edge-account.svg" });
+    // Every icon loads as an image in the browser.
+    const sizes = await page.evaluate(
+      (urls) =>
+        Promise.all(
+          urls.map(
+            (url) =>
+              new Promise((resolve) => {
+                const img = new Image();
+                img.onload = () => resolve(img.naturalWidth);
+                img.onerror = () => resolve(0);
+                img.src = url;
+              }),
+          ),
+        ),
+      ["edge-account", ...FLOW_TYPES].map((t) => `icons/${MODULE}/${t}.svg`),
+    );
+    assert.ok(
+      sizes.every((w) => w > 0),
+      `icon widths ${sizes}`,
+    );
+
+    // The palette filtered to this package, beside the command example.
+    const search = page.locator("#red-ui-palette-search input");
+    await search.pressSequentially("edge");
+    await page.waitForSelector("#red-ui-palette-container-common", { state: "hidden" });
+    await showTab("Edge: command and result");
+    await shot("editor");
+    await search.fill("");
+    await search.press("Backspace");
+    await page.waitForSelector("#red-ui-palette-container-common", { state: "visible" });
+  });
+
+  it("should open each node's edit dialog with its fields, catalog texts and help", async function () {
+    const fields = {
+      "edge-device-state": { device: "lcd-board", mode: "get" },
+      "edge-send-command": { target: "device", device: "lcd-board", ttl: "10000" },
+      "edge-list-events": { stream: "/demo/telemetry", mode: "page", limit: "2", start: "0" },
+      "edge-await-command": { inbox: "", timeout: "", interval: "250", store: "" },
+      "edge-watch-events": { stream: "/demo/telemetry", interval: "1000", start: "new", store: "" },
+    };
+    for (const type of FLOW_TYPES) {
+      const node = nodes.find((n) => n.type === type);
+      await openEditor(node);
+      const account = await page.locator("#node-input-account").inputValue();
+      assert.equal(account, node.account, `${type}: account`);
+      for (const [field, value] of Object.entries(fields[type])) {
+        const input = page.locator(`#node-input-${field}`);
+        assert.equal(await input.inputValue(), value, `${type}: ${field}`);
+      }
+      assert.equal(await page.locator("#node-input-name").isVisible(), true);
+      if (type === "edge-send-command")
+        assert.match(await page.locator("#node-input-elems-editor").innerText(), /\{\{payload\}\}/);
+      if (type === "edge-list-events")
+        assert.equal(await page.locator("#node-input-maxEvents").isVisible(), false);
+      if (type === "edge-await-command") {
+        // The store select lists the configured context stores, the default first.
+        const stores = await page
+          .locator("#node-input-store option")
+          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+        const context = await page.evaluate(() => RED.settings.context);
+        assert.deepEqual(stores, [
+          ["", `default store (${context.default})`],
+          ...context.stores.map((name) => [name, name]),
+        ]);
+      }
+      if (type === "edge-watch-events") {
+        // Last only matters for start "last"; the store select lists the configured stores.
+        assert.equal(await page.locator("#node-input-last").isVisible(), false);
+        await page.locator("#node-input-start").selectOption("last");
+        assert.equal(await page.locator("#node-input-last").inputValue(), "10");
+        assert.equal(await page.locator("#node-input-last").isVisible(), true);
+        await page.locator("#node-input-start").selectOption("new");
+        const stores = await page
+          .locator("#node-input-store option")
+          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+        const context = await page.evaluate(() => RED.settings.context);
+        assert.deepEqual(stores, [
+          ["", `default store (${context.default})`],
+          ...context.stores.map((name) => [name, name]),
+        ]);
+      }
+      await checkTranslated(type, ".red-ui-tray");
+      await showHelpFor(type);
+      await shot(`edit-${type}`);
+      await closeEditor();
+    }
+
+    // The account, through the pencil beside a node's Account field.
+    await openEditor(nodes.find((n) => n.type === "edge-device-state"));
+    await page.locator("#node-input-btn-account-edit").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    assert.equal(await page.locator("#node-config-input-baseUrl").inputValue(), demo.simUrl);
+    assert.equal(await page.locator("#node-config-input-company").inputValue(), "demo");
+    assert.equal(await page.locator("#node-config-input-user").inputValue(), "demo-user");
+    // The token never reaches the browser: the field holds Node-RED's stand-in.
+    assert.equal(await page.locator("#node-config-input-token").inputValue(), "__PWRD__");
+    await checkTranslated("edge-account", ".red-ui-tray:last-child");
+    await page.waitForFunction(
+      (text) =>
+        (document.querySelector(".red-ui-sidebar-help-stack")?.innerText ?? "")
+          .replace(/\s+/g, " ")
+          .includes(text),
+      helpIntro("edge-account"),
+    );
+    await testConnection(/^Connected: the company demo answered/);
+    await shot("edit-edge-account");
+    await page.locator("#node-config-dialog-cancel").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    await closeEditor();
+  });
+
+  it("should answer an example's inject click with the simulator's state in the debug sidebar", async function () {
+    await showSidebar("debug");
+    await clickInject("read");
+    const message = page.locator(".red-ui-debug-msg").filter({ hasText: "state" }).last();
+    await message.waitFor();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll(".red-ui-debug-msg")].some((m) =>
+        /"Hello"|Hello/.test(m.innerText),
+      ),
+    );
+  });
+
+  it("should create an account through its dialog, deploy it and use it", async function () {
+    const read = nodes.find((n) => n.type === "edge-device-state");
+    await openEditor(read);
+    await page.locator("#node-input-btn-account-add").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    // The seed's second company, so that only the typed credentials can read its device.
+    await page.locator("#node-config-input-name").fill("typed in the browser");
+    await page.locator("#node-config-input-baseUrl").fill(demo.simUrl);
+    await page.locator("#node-config-input-company").fill("other");
+    await page.locator("#node-config-input-user").fill("other-user");
+    await page.locator("#node-config-input-token").fill("other-token-fedcba9876543210");
+    await testConnection(/^Connected: the company other answered/);
+    await page.locator("#node-config-dialog-ok").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    await page.locator("#node-input-device").fill("other-board");
+    await closeEditor("#node-dialog-ok");
+
+    await page.locator("#red-ui-header-button-deploy").click();
+    const deployed = await waitForFlows((flows) =>
+      flows.find((n) => n.type === "edge-account" && n.name === "typed in the browser"),
+    );
+    const creds = await fetch(`${demo.editorUrl}credentials/edge-account/${deployed.id}`).then(
+      (r) => r.json(),
+    );
+    assert.deepEqual(creds, { user: "other-user", has_token: true });
+
+    await showSidebar("debug");
+    await page.locator("#red-ui-sidebar-debug-clear").click();
+    await clickInject("read");
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll(".red-ui-debug-msg")].some((m) => /Other/.test(m.innerText)),
+    );
+  });
+
+  it("should mark an account timeout over 2147483647 ms and a Max answer that is not a number as invalid", async function () {
+    // Node.js fires a longer timer after 1 ms: every request would fail at once.
+    const read = nodes.find((n) => n.type === "edge-device-state");
+    await openEditor(read);
+    await page.locator("#node-input-btn-account-add").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    await page.locator("#node-config-edge-account-limits-toggle").click();
+    const invalid = (id) => page.locator(id).evaluate((el) => el.classList.contains("input-error"));
+    const timeout = page.locator("#node-config-input-timeout");
+    await timeout.fill("2147483648");
+    await timeout.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-timeout"), true);
+    await timeout.fill("2147483647");
+    await timeout.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-timeout"), false);
+    const maxAnswer = page.locator("#node-config-input-maxAnswer");
+    // Blank means the runtime's default, which the placeholder shows (from RED.settings).
+    assert.equal(await maxAnswer.inputValue(), "");
+    assert.equal(await maxAnswer.getAttribute("placeholder"), "8388608");
+    await maxAnswer.fill("lots");
+    await maxAnswer.dispatchEvent("change");
+    assert.equal(await invalid("#node-config-input-maxAnswer"), true);
+    await page.locator("#node-config-dialog-cancel").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    await closeEditor();
+  });
+
+  it("should show a command's completion and the device's inbox in the debug sidebar", async function () {
+    await page.locator("#red-ui-sidebar-debug-clear").click();
+    await clickInject("set LCD text");
+    const answer = page.locator(".red-ui-debug-msg").filter({ hasText: "inbox events" });
+    await answer.waitFor();
+    // Open the newest inbox event down to its marker, as a user would.
+    await answer.locator(".red-ui-debug-msg-top-level > .red-ui-debug-msg-row").click();
+    for (const key of ["0", "elems", "cmd"]) {
+      const row = answer
+        .locator(".red-ui-debug-msg-row.red-ui-debug-msg-expandable")
+        .filter({ has: page.locator(":scope > .red-ui-debug-msg-object-key", { hasText: key }) })
+        .first();
+      await row.click();
+    }
+    await answer.getByText("COMMAND_COMPLETE").first().waitFor();
+    await page.locator(".red-ui-notification").last().waitFor({ state: "detached" });
+    await shot("debug-sidebar");
+  });
+
+  /** Polls the admin API until `pick(flows)` finds something. */
+  async function waitForFlows(pick) {
+    const deadline = Date.now() + WAIT;
+    for (;;) {
+      const flows = await fetch(`${demo.editorUrl}flows`).then((r) => r.json());
+      const found = pick(flows);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error("the deploy did not reach the runtime");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+});

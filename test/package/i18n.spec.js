@@ -1,0 +1,153 @@
+// The catalogs and help texts behind every word the editor and the runtime show: en-US complete,
+// German with exactly the same keys and placeholders, help in the core layout for every node, and
+// no English left in the editor forms themselves.
+"use strict";
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ROOT = path.join(__dirname, "..", "..");
+const LOCALES = path.join(ROOT, "locales");
+const NODES = Object.keys(require("../../package.json")["node-red"].nodes);
+const LANGS = ["en-US", "de"];
+/** Keys starting with "edge." live in the account's catalog and are shared by every node. */
+const SHARED = "edge-account";
+
+const catalog = (lang, name) =>
+  JSON.parse(fs.readFileSync(path.join(LOCALES, lang, `${name}.json`), "utf8"));
+const help = (lang, name) => fs.readFileSync(path.join(LOCALES, lang, `${name}.html`), "utf8");
+const editorHtml = (name) =>
+  fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.html`), "utf8");
+
+/** Every leaf of a catalog as [dotted key, text]. */
+function leaves(obj, prefix = "") {
+  return Object.entries(obj).flatMap(([k, v]) =>
+    typeof v === "object" && v !== null ? leaves(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v]],
+  );
+}
+
+const placeholders = (text) => [...String(text).matchAll(/__(\w+)__/g)].map((m) => m[1]).sort();
+
+function lookup(name, key) {
+  let value = catalog("en-US", key.startsWith("edge.") ? SHARED : name);
+  for (const part of key.split(".")) value = value?.[part];
+  return value;
+}
+
+/** The i18n keys an editor form or a runtime file names literally. */
+function keysIn(text) {
+  const keys = [];
+  for (const m of text.matchAll(/data-i18n="([^"]+)"/g))
+    for (const part of m[1].split(";")) keys.push(part.replace(/^\[[a-z]+\]/, ""));
+  for (const m of text.matchAll(/(?:\b_|\bt)\(\s*["'`]((?:edge)[\w.-]*)/g)) keys.push(m[1]);
+  return keys;
+}
+
+describe("i18n", function () {
+  it("should have a catalog and a help text for every node in every language", function () {
+    for (const lang of LANGS)
+      for (const name of NODES) {
+        assert.ok(fs.existsSync(path.join(LOCALES, lang, `${name}.json`)), `${lang}/${name}.json`);
+        assert.ok(fs.existsSync(path.join(LOCALES, lang, `${name}.html`)), `${lang}/${name}.html`);
+      }
+    assert.deepEqual(fs.readdirSync(LOCALES).sort(), [...LANGS].sort());
+  });
+
+  it("should have every en-US key in de and every de key in en-US, with the same placeholders", function () {
+    const problems = [];
+    for (const name of NODES) {
+      const en = new Map(leaves(catalog("en-US", name)));
+      const de = new Map(leaves(catalog("de", name)));
+      for (const [key, text] of en) {
+        if (!de.has(key)) problems.push(`${name}: de lacks ${key}`);
+        else if (placeholders(text).join() !== placeholders(de.get(key)).join())
+          problems.push(`${name}: ${key} placeholders ${placeholders(de.get(key))} in de`);
+        else if (typeof de.get(key) !== "string" || de.get(key).trim() === "")
+          problems.push(`${name}: de ${key} is empty`);
+      }
+      for (const key of de.keys()) if (!en.has(key)) problems.push(`${name}: en-US lacks ${key}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("should translate the German catalogs rather than copy the English ones", function () {
+    for (const name of NODES) {
+      const en = new Map(leaves(catalog("en-US", name)));
+      const de = leaves(catalog("de", name));
+      const words = de.filter(
+        ([k, v]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)) && v !== en.get(k),
+      );
+      const sentences = de.filter(([k]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)));
+      assert.ok(
+        words.length >= sentences.length * 0.9,
+        `${name}: only ${words.length} of ${sentences.length} sentences translated`,
+      );
+    }
+  });
+
+  it("should name only keys that exist in the en-US catalogs, in the forms and the runtime", function () {
+    const missing = [];
+    const files = [];
+    for (const name of NODES) {
+      files.push([name, editorHtml(name)]);
+      files.push([name, fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.ts`), "utf8")]);
+    }
+    for (const [name, text] of files)
+      for (const key of keysIn(text)) {
+        const value = lookup(name, key.replace(/\.$/, ""));
+        const ok = key.endsWith(".") ? typeof value === "object" : typeof value === "string";
+        if (!ok) missing.push(`${name}: ${key}`);
+      }
+    assert.deepEqual(missing, []);
+  });
+
+  it("should show no English literal in the editor forms", function () {
+    const found = [];
+    for (const name of NODES) {
+      const html = editorHtml(name);
+      const template = /data-template-name="[^"]+">([\s\S]*?)<\/script>/.exec(html)[1];
+      // Text between tags: only whitespace, entities and nothing a user reads.
+      for (const m of template.matchAll(/>([^<]+)</g))
+        if (/[A-Za-z]{2,}/.test(m[1].replace(/&[a-z]+;/g, "")))
+          found.push(`${name}: "${m[1].trim()}"`);
+      for (const m of template.matchAll(/\s(placeholder|title)="([^"]*)"/g))
+        found.push(`${name}: ${m[1]}="${m[2]}"`);
+      // Strings in the editor's script that read like words for people (two words or more).
+      const script = /<script type="text\/javascript">([\s\S]*?)<\/script>/.exec(html)[1];
+      // The palette category is a name, shown as it is in every language.
+      const code = script.replace(/^\s*\/\/.*$/gm, "").replace(/category: "[^"]*"/, "");
+      for (const m of code.matchAll(/(["'])([^"'\n]*?)\1/g))
+        if (/[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(m[2])) found.push(`${name}: ${m[0]}`);
+    }
+    assert.deepEqual(found, []);
+  });
+
+  it("should lay out every help text like the core nodes' help, in both languages", function () {
+    const headings = {
+      "en-US": { inputs: "Inputs", outputs: "Outputs", details: "Details", props: "Properties" },
+      de: { inputs: "Eingaben", outputs: "Ausgaben", details: "Details", props: "Eigenschaften" },
+    };
+    for (const lang of LANGS)
+      for (const name of NODES) {
+        const text = help(lang, name);
+        const h = headings[lang];
+        assert.match(
+          text,
+          new RegExp(`^<script type="text/html" data-help-name="${name}">\\s*<p>`),
+          `${lang}/${name}.html: must open with data-help-name and a first paragraph`,
+        );
+        assert.match(text, /<\/script>\s*$/, `${lang}/${name}.html`);
+        assert.match(text, /<dl class="message-properties">/, `${lang}/${name}.html`);
+        // A node without an input (edge-watch-events starts flows) has no Inputs, as core inject.
+        const editor = fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.html`), "utf8");
+        const inputs = /\binputs:\s*0\b/.test(editor) ? [] : [h.inputs];
+        const wanted = name === SHARED ? [h.props, h.details] : [...inputs, h.outputs, h.details];
+        let at = -1;
+        for (const heading of wanted) {
+          const next = text.indexOf(`<h3>${heading}</h3>`);
+          assert.ok(next > at, `${lang}/${name}.html: <h3>${heading}</h3> missing or out of order`);
+          at = next;
+        }
+      }
+  });
+});

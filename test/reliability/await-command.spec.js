@@ -1,0 +1,369 @@
+// edge-await-command where the answer used to be wrong: markers read before their wait started,
+// ids of another shape, bursts of markers between two polls, glitches while reading the inbox and
+// 10,000 waits on one device. Real Node-RED (test helper) against the simulator.
+"use strict";
+const assert = require("node:assert/strict");
+const { control, waitFor, sleep, api } = require("../support/simulator");
+const {
+  load,
+  account,
+  next,
+  collect,
+  noMessage,
+  statuses,
+  helper,
+  CORE,
+  withRedAndSimulator,
+} = require("../support/red");
+
+const DELAY_NODE = require("@node-red/nodes/core/function/89-delay.js");
+const LCD_COMMAND = "s5f3c1a2b0000000000000011";
+const INBOX_GETS = "GET /v5.0/demo/event";
+
+/**
+ * send -> await directly, and send2 -> delay -> the same await. `accountProps` and `awaitProps`
+ * change the account and the await node.
+ */
+async function start(sim, { awaitProps = {}, accountProps = {}, delayMs = 600 } = {}) {
+  const acc = account(sim, { z: "tab", rate: 0, concurrency: 16, ...accountProps });
+  const nodes = [
+    { id: "tab", type: "tab" },
+    acc.node,
+    {
+      id: "send",
+      z: "tab",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "{{deviceId}}",
+      elems: "",
+      ttl: "",
+      wires: [["a1"]],
+    },
+    {
+      id: "send2",
+      z: "tab",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "lcd-board",
+      elems: "",
+      ttl: "",
+      wires: [["d1"]],
+    },
+    {
+      id: "d1",
+      z: "tab",
+      type: "delay",
+      pauseType: "delay",
+      timeout: String(delayMs),
+      timeoutUnits: "milliseconds",
+      wires: [["a1"]],
+    },
+    {
+      id: "a1",
+      z: "tab",
+      type: "edge-await-command",
+      account: "acc",
+      inbox: "",
+      timeout: "20000",
+      interval: 50,
+      wires: [["ok"], ["fault"], ["late"]],
+      ...awaitProps,
+    },
+    { id: "ok", z: "tab", type: "helper" },
+    { id: "fault", z: "tab", type: "helper" },
+    { id: "late", z: "tab", type: "helper" },
+    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
+    { id: "caught", z: "tab", type: "helper" },
+  ];
+  await load(nodes, acc.credentials, [CORE.catch, DELAY_NODE]);
+  const get = (id) => helper.getNode(id);
+  return {
+    send: get("send"),
+    send2: get("send2"),
+    a1: get("a1"),
+    ok: get("ok"),
+    fault: get("fault"),
+    late: get("late"),
+    caught: get("caught"),
+  };
+}
+
+/**
+ * A wait that stays pending on lcd-board: a real event in its :command stream that the device
+ * never processes, so the await node polls the inbox the whole time.
+ */
+async function pendingWait(sim, a1) {
+  const res = await control(sim, "POST", "/events", {
+    streamId: LCD_COMMAND,
+    elems: { "/lcd/txt1": "never run" },
+  });
+  assert.equal(res.status, 201, res.text);
+  a1.receive({
+    command: { id: res.json.id, creationDate: res.json.creationDate, device: "lcd-board" },
+  });
+  await waitFor(() => (sim.stats().byRoute[INBOX_GETS] ?? 0) >= 2, { what: "inbox polls" });
+  return res.json.id;
+}
+
+const names = (markers) => markers.map((m) => JSON.stringify(m.elems).match(/COMMAND_[A-Z]+/)[0]);
+
+describe("edge-await-command reliability", function () {
+  this.timeout(30_000);
+  const env = withRedAndSimulator({ commandDelayMs: 20 });
+
+  describe("markers read before their wait starts", function () {
+    it("delivers the result of a command that went through a delay node while another wait polled the device", async function () {
+      const { send2, a1, ok, late, caught } = await start(env.sim, { delayMs: 800 });
+      await pendingWait(env.sim, a1);
+      send2.receive({ payload: { "/lcd/txt1": "delayed" } });
+      const msg = await next(ok, 10_000);
+      assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
+      assert.equal(msg.markers[1].elems.cmd.ref, msg.command.id);
+      // The markers really were read before the wait started.
+      assert.ok(msg.elapsed < 800, `the wait took ${msg.elapsed} ms`);
+      await Promise.all([noMessage(late, 100), noMessage(caught, 0)]);
+    });
+
+    it("delivers the result of a command whose POST was answered after the device acted", async function () {
+      const { send, a1, ok, late } = await start(env.sim);
+      await pendingWait(env.sim, a1);
+      await control(env.sim, "POST", "/faults", {
+        method: "POST",
+        path: "/event",
+        answerDelayMs: 800,
+      });
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "late answer" } });
+      const msg = await next(ok, 10_000);
+      assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
+      assert.equal(msg.markers[1].elems.cmd.ref, msg.command.id);
+      await noMessage(late, 100);
+    });
+  });
+
+  it("gives two commands whose results overtake each other their own result when event ids are UUIDs", async function () {
+    await control(env.sim, "PUT", "/config", { idStyle: "uuid" });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, ok, fault } = await start(env.sim);
+    send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "first" } });
+    send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "second" } });
+    const commands = await waitFor(
+      async () => {
+        const res = await api(env.sim, "GET", `/event/${LCD_COMMAND}?limit=2`);
+        return res.json.body.length === 2 ? res.json.body.reverse() : undefined;
+      },
+      { what: "two commands" },
+    );
+    const [first, second] = commands;
+    assert.match(first.id, /^[0-9a-f-]{36}$/);
+    await sleep(200);
+    // The second command's result comes first, then the first's.
+    const inbox = "s5f3c1a2b0000000000000012";
+    const mark = (status, ref) =>
+      control(env.sim, "POST", "/events", { streamId: inbox, elems: { cmd: { status, ref } } });
+    await mark("COMMAND_COMPLETE", second.id);
+    await mark("COMMAND_FAULT", first.id);
+    const [good, bad] = await Promise.all([next(ok), next(fault)]);
+    assert.equal(good.command.id, second.id);
+    assert.equal(bad.command.id, first.id);
+  });
+
+  it("delivers all 600 markers that arrive between two polls", async function () {
+    this.timeout(90_000);
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    await control(env.sim, "PUT", "/config", { commandDelayMs: 0 });
+    const { send, ok, late, caught } = await start(env.sim, {
+      awaitProps: { interval: 10_000, timeout: "60000" },
+    });
+    for (let i = 0; i < 300; i++) {
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": String(i) } });
+    }
+    const pending = async () =>
+      (await control(env.sim, "GET", "/devices/lcd-board")).json.pendingCommands;
+    await waitFor(async () => (await pending()) === 300, {
+      timeoutMs: 20_000,
+      what: "300 commands sent",
+    });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+    await waitFor(async () => (await pending()) === 0, {
+      timeoutMs: 20_000,
+      what: "the device to run the 300 commands",
+    });
+    const msgs = await collect(ok, 300, 60_000);
+    assert.equal(new Set(msgs.map((m) => m.command.id)).size, 300);
+    for (const m of msgs) assert.equal(m.payload.elems.cmd.ref, m.command.id);
+    await Promise.all([noMessage(late, 100), noMessage(caught, 0)]);
+    // The premise: one poll read past the 600 new events (pages of 100, then 500).
+    const log = (await control(env.sim, "GET", "/requests?limit=10000")).json;
+    assert.ok(
+      log.some((r) => r.method === "GET" && /[?&]start=600\b/.test(r.url)),
+      "no poll read 600 events",
+    );
+  });
+
+  describe("glitches while reading the inbox end no wait", function () {
+    const GLITCHES = [
+      ["a truncated page", { method: "GET", path: "/event", body: "truncated", count: 3 }],
+      ["an HTML page", { method: "GET", path: "/event", body: "html", status: 502, count: 3 }],
+      ["a 500", { method: "GET", path: "/event", status: 500, count: 3 }],
+    ];
+    for (const [what, fault] of GLITCHES) {
+      it(`keeps the wait through ${what} and shows that the inbox could not be read`, async function () {
+        await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+        const { send, a1, ok, caught, late } = await start(env.sim);
+        const shown = statuses(a1);
+        send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "x" } });
+        await waitFor(() => (env.sim.stats().byRoute[INBOX_GETS] ?? 0) >= 1, { what: "a poll" });
+        await control(env.sim, "POST", "/faults", fault);
+        await waitFor(async () => (await control(env.sim, "GET", "/faults")).json.length === 0, {
+          what: "the faults used up",
+        });
+        await waitFor(() => shown.some((s) => /^unread: /.test(s.text ?? "")), {
+          what: "the status",
+        });
+        await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+        const msg = await next(ok, 10_000);
+        assert.deepEqual(names(msg.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
+        await Promise.all([noMessage(caught, 100), noMessage(late, 0)]);
+      });
+    }
+
+    it("keeps the waits when the account's queue is full during a poll", async function () {
+      for (const d of ["lcd-board", "sensor-hub", "pump-3"])
+        await control(env.sim, "PUT", `/devices/${d}/online`, { online: false });
+      const { send, a1, ok, caught, late } = await start(env.sim, {
+        accountProps: { concurrency: 1, queue: 1 },
+      });
+      const shown = statuses(a1);
+      const elems = {
+        "lcd-board": { "/lcd/txt1": "x" },
+        "sensor-hub": { "/app/enable/value": true },
+        "pump-3": { "/lcd/txt1": "y" },
+      };
+      // One at a time: the account's queue of one would refuse a second command.
+      for (const [i, d] of Object.keys(elems).entries()) {
+        send.receive({ deviceId: d, payload: elems[d] });
+        await waitFor(() => shown.some((s) => s.text === `waiting (${i + 1})`), {
+          what: `wait ${i + 1}`,
+        });
+      }
+      // One slow inbox read holds the only slot: of the two other polls one waits, one is refused.
+      await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", delayMs: 1500 });
+      await waitFor(() => shown.some((s) => /^unread: queue-full/.test(s.text ?? "")), {
+        timeoutMs: 10_000,
+        what: `a queue-full status in ${JSON.stringify(shown.slice(-5))}`,
+      });
+      for (const d of Object.keys(elems))
+        await control(env.sim, "PUT", `/devices/${d}/online`, { online: true });
+      const msgs = await collect(ok, 3, 15_000);
+      assert.deepEqual(msgs.map((m) => m.command.device).sort(), Object.keys(elems).sort());
+      await Promise.all([noMessage(caught, 100), noMessage(late, 0)]);
+    });
+
+    it("still ends the waits on a lasting refusal (401)", async function () {
+      await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+      const { send, caught, late } = await start(env.sim);
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "x" } });
+      await waitFor(() => (env.sim.stats().byRoute[INBOX_GETS] ?? 0) >= 1, { what: "a poll" });
+      await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", status: 401 });
+      const msg = await next(caught);
+      assert.equal(msg.edgeError.code, "auth");
+      await noMessage(late, 100);
+    });
+  });
+
+  it("reads the inbox once more after the deadline before reporting timed out", async function () {
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, ok, late } = await start(env.sim, {
+      awaitProps: { interval: 3_600_000, timeout: "1500" },
+    });
+    send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "x" } });
+    await sleep(200);
+    // The device completes the command well before the deadline, but the next poll is an hour
+    // away: only the read after the deadline can see it.
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+    const msg = await next(ok, 10_000);
+    assert.ok(msg.elapsed >= 1400, `answered after ${msg.elapsed} ms`);
+    await noMessage(late, 100);
+  });
+
+  it("completes 10,000 awaits on one device", async function () {
+    this.timeout(180_000);
+    const N = Number(process.env.AWAIT_N ?? 10_000);
+    await control(env.sim, "POST", "/devices", {
+      name: "busy",
+      // The bulk interface adds a "seq" to each command's elems.
+      resources: ["/n", "seq"],
+      online: false,
+      inboxCapacity: 100_000,
+    });
+    await control(env.sim, "PUT", "/config", { commandDelayMs: 0 });
+    const info = (await control(env.sim, "GET", "/devices/busy")).json;
+    // The :command stream keeps 1,000 events: add and list them 1,000 at a time.
+    const commands = [];
+    for (let batch = 0; batch < N / 1000; batch++) {
+      const added = await control(env.sim, "POST", "/events", {
+        streamId: info.streams.command.id,
+        elems: { "/n": batch },
+        asCommand: true,
+        count: 1000,
+      });
+      assert.equal(added.status, 201, added.text);
+      const list = await api(env.sim, "GET", `/event/${info.streams.command.id}?limit=1000`);
+      commands.push(...list.json.body);
+    }
+    assert.equal(new Set(commands.map((c) => c.id)).size, N);
+    commands.sort((a, b) => a.creationDate - b.creationDate);
+    const { a1, ok, late, caught } = await start(env.sim, {
+      awaitProps: { interval: 200, timeout: "150000" },
+    });
+    for (const c of commands) {
+      a1.receive({ command: { id: c.id, creationDate: c.creationDate, device: "busy" } });
+    }
+    await control(env.sim, "PUT", "/devices/busy/online", { online: true });
+    const msgs = await collect(ok, N, 170_000);
+    assert.equal(new Set(msgs.map((m) => m.command.id)).size, N);
+    for (const m of msgs) assert.equal(m.payload.elems.cmd.ref, m.command.id);
+    await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
+  });
+
+  it("reads each of 100 devices with pending waits about once per interval under the default rate limit", async function () {
+    this.timeout(120_000);
+    const devices = Array.from({ length: 100 }, (_, i) => `dev-${i}`);
+    for (const name of devices) {
+      await control(env.sim, "POST", "/devices", { name, resources: ["/x"], online: false });
+    }
+    // The account as a user gets it: 20 requests a second, 8 at once; the await's 1 s interval.
+    const { send, a1, late, caught } = await start(env.sim, {
+      accountProps: { rate: "", concurrency: "" },
+      awaitProps: { interval: "", timeout: "120000" },
+    });
+    const shown = statuses(a1);
+    for (const name of devices) send.receive({ deviceId: name, payload: { "/x": 1 } });
+    await waitFor(() => shown.some((s) => s.text === "waiting (100)"), {
+      timeoutMs: 60_000,
+      what: "100 waits",
+    });
+    await control(env.sim, "DELETE", "/requests");
+    const windowMs = 6000;
+    await sleep(windowMs);
+    const log = (await control(env.sim, "GET", "/requests?limit=10000")).json;
+    const perDevice = new Map(devices.map((d) => [d, 0]));
+    for (const r of log) {
+      const m = /devices%2F(dev-\d+)%2F%3Ainbox/.exec(r.url);
+      if (m) perDevice.set(m[1], perDevice.get(m[1]) + 1);
+    }
+    const counts = [...perDevice.values()].sort((a, b) => a - b);
+    if (process.env.EDGE_REPORT)
+      console.log(
+        `      reads in ${windowMs} ms per device: min ${counts[0]}, median ${counts[50]}, max ${counts.at(-1)}`,
+      );
+    // At 1 s, 6 reads each; the old shared queue at 20 a second gave each device one per 5 s.
+    assert.ok(
+      counts[0] >= 4,
+      `reads per device in ${windowMs} ms: min ${counts[0]}, max ${counts.at(-1)}`,
+    );
+    await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
+  });
+});

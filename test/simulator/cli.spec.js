@@ -1,0 +1,95 @@
+"use strict";
+const assert = require("node:assert/strict");
+const path = require("node:path");
+const { spawn } = require("node:child_process");
+const { startSim } = require("../support/simulator");
+
+const CLI = path.join(__dirname, "..", "..", "dist", "simulator", "cli.js");
+
+/** Runs the cli; resolves with its output once it exits, or kills it after timeoutMs. */
+function run(args, { onLine, timeoutMs = 5000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`cli did not exit in ${timeoutMs} ms: ${stdout} ${stderr}`));
+    }, timeoutMs);
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      if (onLine && stdout.includes("\n")) {
+        const handler = onLine;
+        onLine = undefined;
+        handler(stdout.split("\n")[0], child);
+      }
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe("edgewire-sim command", function () {
+  this.timeout(10000);
+
+  it("starts, prints where it listens, serves the API and stops on SIGTERM", async function () {
+    let checked;
+    const result = await run(["--port", "0", "--command-delay", "1"], {
+      onLine: (line, child) => {
+        checked = (async () => {
+          const match =
+            /^edgewire simulator listening on (http:\/\/127\.0\.0\.1:(\d+)) \(company demo, token demo-token-0123456789abcdef\)$/.exec(
+              line,
+            );
+          assert.ok(match, line);
+          assert.notEqual(match[2], "0");
+          const res = await fetch(`${match[1]}/v5.0/demo/device/lcd-board`, {
+            headers: { "x-auth-token": "demo-token-0123456789abcdef" },
+          });
+          assert.equal(res.status, 200);
+        })().finally(() => child.kill("SIGTERM"));
+      },
+    });
+    await checked;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, "");
+  });
+
+  it("stops on SIGINT", async function () {
+    const result = await run(["--port=0"], {
+      onLine: (_line, child) => child.kill("SIGINT"),
+    });
+    assert.equal(result.code, 0, JSON.stringify(result));
+  });
+
+  it("prints a one-line error and exits 1 when the port is busy", async function () {
+    const sim = await startSim();
+    try {
+      const result = await run(["--port", String(sim.port)]);
+      assert.equal(result.code, 1);
+      assert.equal(result.stdout, "");
+      assert.equal(result.stderr.trim().split("\n").length, 1);
+      assert.match(result.stderr, new RegExp(`port ${sim.port} .*already in use`));
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("exits 2 with usage for an unknown option", async function () {
+    const result = await run(["--bogus"]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown option: --bogus/);
+  });
+
+  it("exits 1 with a message when the seed file is missing", async function () {
+    const result = await run(["--port", "0", "--seed", "/nonexistent/seed.json"]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /nonexistent/);
+  });
+});
