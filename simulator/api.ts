@@ -4,18 +4,9 @@
 
 import type { IncomingHttpHeaders } from "node:http";
 import type { CommandProcessor } from "./commands";
-import {
-  deviceView,
-  eventJson,
-  joinEvents,
-  streamView,
-  type Company,
-  type JsonObject,
-  type Scalar,
-  type Store,
-  type Stream,
-  type User,
-} from "./store";
+import type { JsonObject, Scalar } from "./json";
+import { deviceView, type Company, type Store, type User } from "./store";
+import { eventJson, joinEvents, streamView, type Stream } from "./stream";
 import { ListQueryError, listPage } from "./listing";
 
 export interface ApiRequest {

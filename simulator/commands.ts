@@ -3,7 +3,9 @@
 // the real service reports command processing. The marker's shape is a setting because the real
 // one is not public: clients must cope with every plausible shape, so tests can switch it.
 
-import type { Device, JsonObject, JsonValue, StoredEvent, Store } from "./store";
+import type { JsonObject, JsonValue } from "./json";
+import type { Device, Store } from "./store";
+import type { StoredEvent } from "./stream";
 import type { Cancel, Timers } from "./timers";
 
 export type MarkerStyle = "value" | "key" | "no-id";

@@ -3,19 +3,9 @@
 
 import { ID_STYLES, MARKER_STYLES, type CommandConfig, type CommandProcessor } from "./commands";
 import { FaultError, type Faults } from "./faults";
-import {
-  MAX_CAPACITY,
-  StoreError,
-  deviceView,
-  eventJson,
-  streamView,
-  type Company,
-  type Device,
-  type JsonObject,
-  type Scalar,
-  type Store,
-  type Stream,
-} from "./store";
+import type { JsonObject, Scalar } from "./json";
+import { StoreError, deviceView, type Company, type Device, type Store } from "./store";
+import { MAX_CAPACITY, eventJson, streamView, type Stream } from "./stream";
 
 export interface Stats {
   total: number;

@@ -6,13 +6,13 @@ import path from "node:path";
 import type { IdStyle, MarkerStyle } from "./commands";
 import type { Stats } from "./control";
 import { SimulatorServer } from "./server";
-import type { SeedData } from "./store";
+import type { SeedData } from "./seed";
 import { Telemetry } from "./telemetry";
 
 export type { IdStyle, MarkerStyle } from "./commands";
 export type { RequestRecord, Stats } from "./control";
 export type { FaultSpec } from "./faults";
-export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./store";
+export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./seed";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */

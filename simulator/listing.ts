@@ -4,7 +4,7 @@
 // `&&` and `EXISTS`). Neither request is in the API's own description (docs/api-notes.md, Fall-backs): clients use them only for the editor's
 // pickers and fall back when a server answers 404 or 405.
 
-import type { JsonObject, JsonValue } from "./store";
+import type { JsonObject, JsonValue } from "./json";
 
 export class ListQueryError extends Error {}
 

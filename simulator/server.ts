@@ -16,7 +16,8 @@ import {
   type RequestRecord,
 } from "./control";
 import { Faults, type Fault } from "./faults";
-import { Store, type SeedData } from "./store";
+import type { SeedData } from "./seed";
+import { Store } from "./store";
 import { Timers } from "./timers";
 
 export const MAX_BODY_BYTES = 1024 * 1024;

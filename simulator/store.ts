@@ -1,58 +1,11 @@
 // In-memory model of the service: companies with their users and tokens, devices with their two
-// streams, free streams and their events. Streams are sized for the benchmark (100,000 events
-// paged at high rates), so adding, dropping the oldest and reading a page never walk the stream.
+// streams, free streams and their events (the streams themselves are stream.ts).
 
 import { randomBytes, randomUUID } from "node:crypto";
-
-export type Scalar = string | number | boolean;
-export type JsonValue = Scalar | null | JsonValue[] | JsonObject;
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
-
-export interface SeedUser {
-  name: string;
-  token: string;
-  id?: string;
-}
-export interface SeedCompany {
-  name: string;
-  id?: string;
-  users: SeedUser[];
-}
-export interface SeedDevice {
-  name: string;
-  /** Defaults to the first company. */
-  company?: string;
-  id?: string;
-  resources?: string[];
-  state?: Record<string, Scalar>;
-  online?: boolean;
-  commandStreamId?: string;
-  inboxStreamId?: string;
-  /** Events the device's :inbox keeps (default 1,000, at most 100,000). */
-  inboxCapacity?: number;
-}
-export interface SeedEvent {
-  elems: JsonObject;
-  /** Absolute time in ms; without it the event is dated ageMs (default: its rank in seconds) ago. */
-  creationDate?: number;
-  ageMs?: number;
-}
-export interface SeedStream {
-  path: string;
-  id?: string;
-  capacity?: number;
-  events?: SeedEvent[];
-}
-export interface SeedData {
-  companies: SeedCompany[];
-  devices?: SeedDevice[];
-  streams?: SeedStream[];
-}
-
-export const DEFAULT_CAPACITY = 1000;
-export const MAX_CAPACITY = 100000;
+import type { JsonObject, Scalar } from "./json";
+import type { SeedData, SeedDevice } from "./seed";
+import { DEFAULT_CAPACITY, MAX_CAPACITY, Stream } from "./stream";
+import type { StoredEvent, StreamKind } from "./stream";
 
 export interface User {
   name: string;
@@ -66,8 +19,6 @@ export interface Company {
   id: string;
   users: User[];
 }
-
-export type StreamKind = "command" | "inbox" | "free";
 
 export interface Device {
   id: string;
@@ -87,55 +38,6 @@ export interface Device {
   inboxStream: Stream;
 }
 
-export interface StoredEvent {
-  id: string;
-  streamId: string;
-  path: string;
-  creationDate: number;
-  creatorId: string;
-  elems: JsonObject;
-  metadata: JsonObject | undefined;
-  /** Serialised once, on first read: a page of 1000 events is then a copy of bytes. */
-  bytes: Buffer | undefined;
-}
-
-export function eventJson(event: StoredEvent): string {
-  return eventBytes(event).toString("utf8");
-}
-
-/** prefix, the events' JSON separated by commas, then suffix, in one buffer. */
-export function joinEvents(prefix: string, events: StoredEvent[], suffix: string): Buffer {
-  let size = Buffer.byteLength(prefix) + Buffer.byteLength(suffix) + events.length;
-  for (const event of events) size += eventBytes(event).length;
-  const out = Buffer.allocUnsafe(size);
-  let offset = out.write(prefix, 0);
-  events.forEach((event, i) => {
-    if (i > 0) offset = out.writeUInt8(0x2c, offset);
-    offset += eventBytes(event).copy(out, offset);
-  });
-  offset += out.write(suffix, offset);
-  return out.subarray(0, offset);
-}
-
-function eventBytes(event: StoredEvent): Buffer {
-  if (event.bytes === undefined) {
-    const view: JsonObject = {
-      id: event.id,
-      streamId: event.streamId,
-      path: event.path,
-      creationDate: event.creationDate,
-      generatedDate: event.creationDate,
-      lastEditDate: event.creationDate,
-      creatorId: event.creatorId,
-      version: 0,
-      elems: event.elems,
-    };
-    if (event.metadata !== undefined) view.metadata = event.metadata;
-    event.bytes = Buffer.from(JSON.stringify(view), "utf8");
-  }
-  return event.bytes;
-}
-
 /** Ids are a type letter, 8 hex digits of creation time in seconds, then 16 unique hex digits. */
 export class Ids {
   // Random per instance so that two simulators in one process never hand out the same id.
@@ -152,97 +54,6 @@ export class Ids {
       this.counter.toString(16).padStart(10, "0")
     );
   }
-}
-
-/**
- * Events kept in ascending (creationDate, insertion) order in an array whose dropped head is
- * skipped by an offset and compacted only once it is at least half of the array.
- */
-export class Stream {
-  private items: (StoredEvent | undefined)[] = [];
-  private head = 0;
-
-  constructor(
-    readonly id: string,
-    readonly path: string,
-    readonly capacity: number,
-    readonly creationDate: number,
-    readonly company: Company,
-    readonly kind: StreamKind,
-    readonly device: Device | undefined,
-  ) {}
-
-  get name(): string {
-    return this.path.slice(this.path.lastIndexOf("/") + 1);
-  }
-
-  get count(): number {
-    return this.items.length - this.head;
-  }
-
-  add(event: StoredEvent): void {
-    const last = this.items[this.items.length - 1];
-    if (this.count === 0 || last === undefined || last.creationDate <= event.creationDate) {
-      this.items.push(event);
-    } else {
-      // Only control-seeded events with an explicit older date get here: rare, so O(n) is fine.
-      this.compact();
-      let low = 0;
-      let high = this.items.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        const item = this.items[mid];
-        if (item !== undefined && item.creationDate <= event.creationDate) low = mid + 1;
-        else high = mid;
-      }
-      this.items.splice(low, 0, event);
-    }
-    while (this.count > this.capacity) {
-      this.items[this.head] = undefined;
-      this.head += 1;
-    }
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) this.compact();
-  }
-
-  /** Events from index start, newest first (or oldest first when ascending), at most limit. */
-  page(start: number, limit: number, ascending = false): StoredEvent[] {
-    const out: StoredEvent[] = [];
-    const count = this.count;
-    if (start >= count) return out;
-    const n = Math.min(limit, count - start);
-    for (let i = 0; i < n; i += 1) {
-      const index = ascending ? this.head + start + i : this.items.length - 1 - start - i;
-      const item = this.items[index];
-      if (item !== undefined) out.push(item);
-    }
-    return out;
-  }
-
-  private compact(): void {
-    if (this.head === 0) return;
-    this.items = this.items.slice(this.head);
-    this.head = 0;
-  }
-}
-
-export interface StreamView {
-  id: string;
-  name: string;
-  path: string;
-  capacity: number;
-  creationDate: number;
-  count: number;
-}
-
-export function streamView(stream: Stream): StreamView {
-  return {
-    id: stream.id,
-    name: stream.name,
-    path: stream.path,
-    capacity: stream.capacity,
-    creationDate: stream.creationDate,
-    count: stream.count,
-  };
 }
 
 export function deviceView(device: Device): JsonObject {
