@@ -4,13 +4,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { IdStyle, MarkerStyle } from "./commands";
-import type { Stats } from "./control";
+import type { Stats } from "./request-log";
 import { SimulatorServer } from "./server";
 import type { SeedData } from "./seed";
 import { Telemetry } from "./telemetry";
 
 export type { IdStyle, MarkerStyle } from "./commands";
-export type { RequestRecord, Stats } from "./control";
+export type { RequestRecord, Stats } from "./request-log";
 export type { FaultSpec } from "./faults";
 export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./seed";
 

@@ -8,13 +8,8 @@ import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Api, envelope, errorEnvelope, type ApiResponse } from "./api";
 import { CommandProcessor, type CommandConfig } from "./commands";
-import {
-  RequestLog,
-  StatsCounter,
-  handleControl,
-  type ControlHost,
-  type RequestRecord,
-} from "./control";
+import { handleControl, type ControlHost } from "./control";
+import { RequestLog, StatsCounter, type RequestRecord } from "./request-log";
 import { Faults, type Fault } from "./faults";
 import type { SeedData } from "./seed";
 import { Store } from "./store";
