@@ -127,7 +127,7 @@ function route(host: ControlHost, req: ControlRequest): ControlResponse {
   }
 }
 
-function deviceInfo(host: ControlHost, device: Device): JsonObject {
+function deviceInfo(host: ControlHost, device: Device): JsonObject & { streams: JsonObject } {
   return {
     device: deviceView(device),
     streams: {

@@ -28,7 +28,7 @@ const EXISTS = /^\s*([A-Za-z_][\w.]*)\s+EXISTS\s*$/;
 function comparison(text: string): Test {
   const exists = EXISTS.exec(text);
   if (exists) {
-    const name = exists[1];
+    const name = exists[1] ?? "";
     return (item) => field(item, name) !== undefined;
   }
   const m = COMPARISON.exec(text);
@@ -62,7 +62,7 @@ function parseFilter(text: string): Test {
   let current = "";
   let quoted = false;
   for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
+    const c = text.charAt(i);
     if (c === '"' && text[i - 1] !== "\\") quoted = !quoted;
     if (!quoted && c === "&" && text[i + 1] === "&") {
       parts.push(current);

@@ -81,7 +81,7 @@ class StartWindow {
       this.starts.push(now);
       return true;
     }
-    if (now - this.starts[this.oldest] < 1000) return false;
+    if (now - this.oldestStart() < 1000) return false;
     this.starts[this.oldest] = now;
     this.oldest = (this.oldest + 1) % this.starts.length;
     return true;
@@ -90,7 +90,12 @@ class StartWindow {
   /** Milliseconds until the window has room (0 when it has). */
   waitMs(now: number): number {
     if (this.max <= 0 || this.starts.length < this.max) return 0;
-    return Math.max(0, this.starts[this.oldest] + 1000 - now);
+    return Math.max(0, this.oldestStart() + 1000 - now);
+  }
+
+  /** Only asked once the ring is full, so `oldest` is always a filled slot. */
+  private oldestStart(): number {
+    return this.starts[this.oldest] as number;
   }
 }
 
@@ -111,10 +116,10 @@ class WaitQueue {
     this.items.push(w);
   }
 
-  /** The first waiter not cancelled; only called when size > 0. */
+  /** The first waiter not cancelled; only called when size > 0, so one is always found. */
   shift(): Waiter {
     for (;;) {
-      const w = this.items[this.head++];
+      const w = this.items[this.head++] as Waiter;
       if (this.head > 1024 && this.head * 2 > this.items.length) {
         this.items = this.items.slice(this.head);
         this.head = 0;

@@ -24,7 +24,7 @@ export function redact(text: string, secret: string): string {
   let result = "";
   for (let i = 0; i < out.length;) {
     if (!covered[i]) {
-      result += out[i++];
+      result += out.charAt(i++);
       continue;
     }
     while (i < out.length && covered[i]) i++;

@@ -158,7 +158,8 @@ class UnclaimedMarkers {
     this.items.add(item);
     for (const key of this.keysOf(item, lengths, true)) this.indexKey(key, item);
     let i = this.byDate.length;
-    while (i > 0 && this.byDate[i - 1].date > item.date) i--;
+    // Indexes below are within the array's bounds, which the compiler cannot see.
+    while (i > 0 && (this.byDate[i - 1] as Unclaimed).date > item.date) i--;
     this.byDate.splice(i, 0, item);
     for (const oldest of this.items) {
       if (this.items.size <= MAX_UNCLAIMED) break;
@@ -198,12 +199,12 @@ class UnclaimedMarkers {
     let hi = this.byDate.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.byDate[mid].date < since) lo = mid + 1;
+      if ((this.byDate[mid] as Unclaimed).date < since) lo = mid + 1;
       else hi = mid;
     }
     const out: Unclaimed[] = [];
     for (let i = lo; i < this.byDate.length; i++) {
-      const item = this.byDate[i];
+      const item = this.byDate[i] as Unclaimed;
       if (!item.claimed && (named || !item.named)) out.push(item);
     }
     return out;
