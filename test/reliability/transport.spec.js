@@ -78,7 +78,7 @@ describe("transport", function () {
   });
 
   it("should leave undici unloaded while an account starts, and load it in the next turn", async function () {
-    const client = path.join(__dirname, "..", "dist", "nodes", "lib", "api", "client.js");
+    const client = path.join(__dirname, "..", "..", "dist", "nodes", "lib", "api", "client.js");
     const script = `
       const { EdgeClient } = require(${JSON.stringify(client)});
       const undici = () => Object.keys(require.cache).some((f) => f.includes("undici"));
