@@ -3,7 +3,7 @@
 // over 2^31 - 1 ms, is passed on for the client to refuse), and a chosen tls-config node adds its
 // TLS options.
 import type { NodeAPI, NodeDef } from "node-red";
-import type { AccountSettings } from "../lib/api/client";
+import type { AccountSettings } from "../lib/api/account-settings";
 import { ACCOUNT_RANGES } from "../lib/node-red/ranges";
 import type { Range } from "../lib/node-red/ranges";
 import { EdgeError } from "../lib/api/errors";

@@ -8,7 +8,8 @@
 // URL its account was deployed with: to try another URL, the token must be typed.
 import type { NodeAPI } from "node-red";
 import type { Request, Response } from "express";
-import { EdgeClient, parseBaseUrl } from "../lib/api/client";
+import { parseBaseUrl } from "../lib/api/account-settings";
+import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
 import { describe } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";

@@ -4,36 +4,27 @@
 // request's time budget. Nodes never build URLs or headers themselves.
 import { setMaxListeners } from "node:events";
 import type { Dispatcher } from "undici";
+import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  parseBaseUrl,
+} from "./account-settings";
+import type { AccountSettings } from "./account-settings";
 import { EdgeError } from "./errors";
 import { isObject, readEnvelope } from "./envelope";
 import { USER_AGENT } from "./package-info";
 import { DEFAULT_RATE_LIMIT, RateLimiter } from "./rate-limiter";
-import type { Lane, RateLimit, Release } from "./rate-limiter";
+import type { Lane, Release } from "./rate-limiter";
 import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
 import type { RetryPolicy } from "./retry";
 import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
+import { SignalLinks, sleep } from "./signals";
 import { createPool, preloadUndici, send } from "./transport";
-import type { PoolOptions, TlsOptions } from "./transport";
+import type { PoolOptions } from "./transport";
 import type { Device, DeviceEvent, Elems, Envelope, EventMetadata, Page, State } from "./types";
-
-export interface AccountSettings {
-  /** `{base_url}` of the spec, e.g. `https://api.example.com`; `/v5.0/<company>` is added here. */
-  baseUrl: string;
-  company: string;
-  /** Sent as X-Auth-User only when set: restricted tokens are used without it. */
-  user?: string;
-  token: string;
-  /** Per-attempt timeout; the request's whole budget is timeout x (retries + 1). */
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  rateLimit?: Partial<RateLimit>;
-  /** Largest request body sent. */
-  maxPayloadBytes?: number;
-  /** Largest answer read; also the most a gathered listing (edge-list-events `all`) may hold. */
-  maxResponseBytes?: number;
-  tls?: TlsOptions;
-}
 
 /** When a request, or a merge with its read and write, must be over (performance.now() time). */
 export interface Deadline {
@@ -73,116 +64,10 @@ interface ApiRequest {
   name?: readonly [string, string];
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-/** The longest timer Node.js keeps: a longer one fires after 1 ms. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** Less of the budget than this missing from an attempt's timeout is not worth a shorter timer. */
 const JITTER_MS = 20;
-/**
- * Largest answer read by default. An answer is held as text and then as parsed objects (several
- * times its size), for every request in flight: eight 60 MB answers once took 1.6 GB of heap.
- */
-export const DEFAULT_MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** The content type the API's example shows for `POST /event` (docs/api-notes.md, Commands). */
 const TEXT_PLAIN = "text/plain; charset=utf-8";
-export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
-
-export { encodeSegment };
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new Error("aborted"));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new Error("aborted"));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-interface Link {
-  controller: AbortController;
-  users: number;
-  unlink: () => void;
-}
-
-/**
- * Signals that fire when the caller's or the client's does. Calls with the same caller's signal
- * (every message of one node has the same) share one link while any of them runs: an
- * AbortController costs about 5 µs in Node 20, and a busy node makes thousands of calls a second.
- * `dispose` drops the listeners when the last call of a link ends.
- */
-class SignalLinks {
-  private readonly links = new Map<AbortSignal, Link>();
-
-  constructor(private readonly inner: AbortSignal) {}
-
-  link(outer: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-    if (!outer) return { signal: this.inner, dispose: () => undefined };
-    const inner = this.inner;
-    let link = this.links.get(outer);
-    if (!link) {
-      const controller = new AbortController();
-      // Every attempt of the calls sharing it listens: as many as the account's concurrency.
-      setMaxListeners(0, controller.signal);
-      const abort = (): void => {
-        controller.abort();
-      };
-      if (outer.aborted || inner.aborted) abort();
-      outer.addEventListener("abort", abort, { once: true });
-      inner.addEventListener("abort", abort, { once: true });
-      const unlink = (): void => {
-        outer.removeEventListener("abort", abort);
-        inner.removeEventListener("abort", abort);
-      };
-      link = { controller, users: 0, unlink };
-      this.links.set(outer, link);
-    }
-    const shared = link;
-    shared.users++;
-    let disposed = false;
-    return {
-      signal: shared.controller.signal,
-      dispose: () => {
-        if (disposed) return;
-        disposed = true;
-        if (--shared.users > 0) return;
-        shared.unlink();
-        if (this.links.get(outer) === shared) this.links.delete(outer);
-      },
-    };
-  }
-}
-
-export function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new EdgeError("bad-config", { detail: `base URL "${baseUrl}" is not a URL` });
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new EdgeError("bad-config", {
-      detail: "the base URL must start with http:// or https://",
-    });
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new EdgeError("bad-config", {
-      detail: "the base URL must not hold credentials, a query or a fragment",
-    });
-  }
-  // Users paste the full API URL as often as the host: accept both.
-  const basePath = url.pathname.replace(/\/+$/, "").replace(/\/v5\.0(\/[^/]*)?$/, "");
-  return { origin: url.origin, basePath };
-}
-
 export class EdgeClient {
   readonly origin: string;
   readonly company: string;

@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MAX_PAYLOAD_BYTES,
   DEFAULT_TIMEOUT_MS,
-} from "../api/client";
+} from "../api/account-settings";
 import { DEFAULT_RATE_LIMIT } from "../api/rate-limiter";
 import { DEFAULT_RETRY } from "../api/retry";
 
