@@ -10,7 +10,7 @@ import type { Request, Response } from "express";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
 import type { AccountNode } from "../lib/account/lookup";
-import { describe } from "../lib/node-red/i18n";
+import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import { UNCHANGED_PASSWORD } from "./test-connection";
@@ -206,7 +206,7 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
     } catch (err) {
       const e =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
-      return { error: describe(t, e) };
+      return { error: errorText(t, e) };
     } finally {
       await temporary?.close();
     }

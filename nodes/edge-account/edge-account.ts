@@ -6,7 +6,7 @@ import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
 import { AccountServices } from "../lib/account/services";
 import type { AccountNode } from "../lib/account/lookup";
-import { describe, translator } from "../lib/node-red/i18n";
+import { errorText, translator } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials } from "./settings";
 import { registerTestConnection } from "./test-connection";
@@ -29,7 +29,7 @@ export = function (RED: NodeAPI): void {
     } catch (err) {
       this.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
-      this.error(describe(t, this.configError));
+      this.error(errorText(t, this.configError));
     }
     this.on("close", (_removed: boolean, done: () => void) => {
       void (this.services?.close() ?? Promise.resolve()).then(() => {

@@ -11,7 +11,7 @@ import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
-import { describe } from "../lib/node-red/i18n";
+import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
@@ -140,7 +140,7 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
         ok: false,
         code: e.code,
         status: e.status,
-        message: t("edge-account.test.failed", { message: describe(t, e) }),
+        message: t("edge-account.test.failed", { message: errorText(t, e) }),
       };
     } finally {
       await client?.close();

@@ -4,7 +4,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { CallOptions } from "../lib/api/client";
-import type { DeviceEvent, Page } from "../lib/api/types";
+import type { DeviceEvent, PageQuery } from "../lib/api/types";
 import { accountOf, intakeOf } from "../lib/account/lookup";
 import { pages } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
@@ -58,7 +58,7 @@ export = function (RED: NodeAPI): void {
           R.maxEvents.min,
           R.maxEvents.max,
         );
-        const fetch = (page: Page, options: CallOptions = call): Promise<DeviceEvent[]> =>
+        const fetch = (page: PageQuery, options: CallOptions = call): Promise<DeviceEvent[]> =>
           stream.startsWith("/")
             ? client.listEventsByPath(stream, page, options)
             : client.listEvents(stream, page, options);

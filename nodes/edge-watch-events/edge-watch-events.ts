@@ -15,7 +15,7 @@ import type {
   StreamWatcher,
   Watch,
 } from "../lib/events/stream-watcher";
-import { describe, translator } from "../lib/node-red/i18n";
+import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
@@ -168,7 +168,7 @@ class NodeWatch implements Watch {
 
   onError(err: EdgeError, lasting: boolean, retryInMs: number): void {
     if (this.closed) return;
-    const message = describe(this.t, err);
+    const message = errorText(this.t, err);
     if (lasting) {
       this.unwatch = undefined;
       this.node.error(this.t("edge-watch-events.errors.stopped", { message }));
@@ -235,7 +235,7 @@ export = function (RED: NodeAPI): void {
         caught instanceof EdgeError
           ? caught
           : new EdgeError("bad-config", { detail: String(caught) });
-      this.error(describe(t, err));
+      this.error(errorText(t, err));
       this.status({
         fill: "red",
         shape: "ring",

@@ -24,7 +24,15 @@ import { redact } from "./redact";
 import { SignalLinks, sleep } from "./signals";
 import { createPool, preloadUndici, send } from "./transport";
 import type { PoolOptions } from "./transport";
-import type { Device, DeviceEvent, Elems, Envelope, EventMetadata, Page, State } from "./types";
+import type {
+  Device,
+  DeviceEvent,
+  Elems,
+  Envelope,
+  EventMetadata,
+  PageQuery,
+  State,
+} from "./types";
 
 /** When a request, or a merge with its read and write, must be over (performance.now() time). */
 export interface Deadline {
@@ -201,7 +209,7 @@ export class EdgeClient {
 
   listEvents(
     streamId: string,
-    page: Partial<Page> = {},
+    page: Partial<PageQuery> = {},
     opts?: CallOptions,
   ): Promise<DeviceEvent[]> {
     const query = { limit: page.limit ?? 20, start: page.start ?? 0 };
@@ -214,7 +222,7 @@ export class EdgeClient {
   /** `GET /event?path=` (docs/api-notes.md, Fall-backs), when only the stream path is known. */
   listEventsByPath(
     path: string,
-    page: Partial<Page> = {},
+    page: Partial<PageQuery> = {},
     opts?: CallOptions,
   ): Promise<DeviceEvent[]> {
     const query = { path, limit: page.limit ?? 20, start: page.start ?? 0 };

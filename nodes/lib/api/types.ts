@@ -54,7 +54,8 @@ export interface DeviceEvent {
   [field: string]: unknown;
 }
 
-export interface Page {
+/** The page of a list to ask for: `limit` events from index `start` (the query, not the answer). */
+export interface PageQuery {
   limit: number;
   start: number;
 }

@@ -2,9 +2,9 @@
 // Events are newest first and new ones can land at the top while we page, pushing events we have
 // already read into the next page: those are skipped, by creation date (newer than the last one
 // read) and by the ids of the previous page, so memory stays bounded by the page size.
-import type { DeviceEvent, Page } from "../api/types";
+import type { DeviceEvent, PageQuery } from "../api/types";
 
-export type FetchPage = (page: Page) => Promise<DeviceEvent[]>;
+export type FetchPage = (page: PageQuery) => Promise<DeviceEvent[]>;
 
 export interface PageRead {
   events: DeviceEvent[];
@@ -18,7 +18,7 @@ export interface PageRead {
 
 export async function* pages(
   fetch: FetchPage,
-  first: Page,
+  first: PageQuery,
   maxEvents: number,
 ): AsyncGenerator<PageRead> {
   let start = first.start;

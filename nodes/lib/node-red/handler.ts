@@ -7,7 +7,7 @@ import { setMaxListeners } from "node:events";
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import { EdgeError } from "../api/errors";
 import type { CallOptions } from "../api/client";
-import { describe, translator } from "./i18n";
+import { errorText, translator } from "./i18n";
 import { Intake } from "./intake";
 import type { IntakeLimit } from "./intake";
 import { StatusThrottle, clip, errorStatus } from "./status";
@@ -213,7 +213,7 @@ export function handleInput(
   const fail = (msg: NodeMessageInFlow, caught: unknown, done: (err?: Error) => void): void => {
     const err = toEdgeError(caught);
     try {
-      err.message = describe(t, err);
+      err.message = errorText(t, err);
       const removed = fitForCatch(msg);
       if (err.status !== undefined) msg.statusCode = err.status;
       msg.edgeError = removed.length > 0 ? { ...err.toJSON(), removed } : err.toJSON();

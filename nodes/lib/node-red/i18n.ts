@@ -71,6 +71,6 @@ export function translator(RED: NodeAPI, name: string): Translate {
 }
 
 /** The error's sentence in the runtime's language. */
-export function describe(t: Translate, err: EdgeError): string {
+export function errorText(t: Translate, err: EdgeError): string {
   return t(`edge.errors.${err.code}`, err.params);
 }

@@ -4,7 +4,7 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { translator, describe: describeError, MODULE } = lib("node-red/i18n");
+const { translator, errorText, MODULE } = lib("node-red/i18n");
 const { EdgeError } = lib("api/errors");
 
 /** A runtime whose RED._ answers from `texts` (keyed by full key) and counts its calls. */
@@ -55,7 +55,7 @@ describe("unit: node-red/i18n", function () {
       [`${MODULE}/edge-account:edge.errors.no-account`]: "Kein Konto",
     });
     assert.equal(
-      describeError(translator(RED, "edge-device-state"), new EdgeError("no-account")),
+      errorText(translator(RED, "edge-device-state"), new EdgeError("no-account")),
       "Kein Konto",
     );
   });
