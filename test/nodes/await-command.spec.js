@@ -3,77 +3,43 @@
 const assert = require("node:assert/strict");
 const { control, sleep, waitFor } = require("../support/simulator");
 const {
-  load,
   unload,
-  account,
   next,
   collect,
   noMessage,
   statuses,
   helper,
-  CORE,
   withRedAndSimulator,
 } = require("../support/red");
+const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
+const { SEED } = require("../support/seed");
 
 const COMPLETE_NODE = require("@node-red/nodes/core/common/24-complete.js");
-const LCD_INBOX = "s5f3c1a2b0000000000000012";
+const LCD_INBOX = SEED.lcd.inboxStream;
 const INBOX_BY_PATH = "GET /v5.0/demo/event";
 const INBOX_BY_ID = `GET /v5.0/demo/event/${LCD_INBOX}`;
 
 async function start(sim, props = {}, sendProps = {}) {
-  const acc = account(sim, { z: "tab", rate: 0, concurrency: 16 });
-  const nodes = [
-    { id: "tab", type: "tab" },
-    acc.node,
-    {
-      id: "send",
-      z: "tab",
-      type: "edge-send-command",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      elems: "",
-      ttl: "",
-      wires: [["a1"]],
-      ...sendProps,
-    },
-    {
-      id: "a1",
-      z: "tab",
-      type: "edge-await-command",
-      account: "acc",
-      inbox: "",
-      timeout: "",
-      interval: 50,
-      wires: [["ok"], ["fault"], ["late"]],
-      ...props,
-    },
-    { id: "ok", z: "tab", type: "helper" },
-    { id: "fault", z: "tab", type: "helper" },
-    { id: "late", z: "tab", type: "helper" },
-    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-    { id: "caught", z: "tab", type: "helper" },
-    {
-      id: "done1",
-      z: "tab",
-      type: "complete",
-      scope: ["a1"],
-      uncaught: false,
-      wires: [["completed"]],
-    },
-    { id: "completed", z: "tab", type: "helper" },
-  ];
-  await load(nodes, acc.credentials, [CORE.catch, COMPLETE_NODE]);
-  const get = (id) => helper.getNode(id);
-  return {
-    send: get("send"),
-    a1: get("a1"),
-    ok: get("ok"),
-    fault: get("fault"),
-    late: get("late"),
-    caught: get("caught"),
-    completed: get("completed"),
-  };
+  const { get } = await startFlow(
+    sim,
+    [
+      sendCommand("send", { wires: [["a1"]], ...sendProps }),
+      ...awaitCommand(props),
+      { id: "done1", type: "complete", scope: ["a1"], uncaught: false, wires: [["completed"]] },
+      { id: "completed", type: "helper" },
+    ],
+    { account: { rate: 0, concurrency: 16 }, extraTypes: [COMPLETE_NODE] },
+  );
+  const [send, a1, ok, fault, late, caught, completed] = [
+    "send",
+    "a1",
+    "ok",
+    "fault",
+    "late",
+    "caught",
+    "completed",
+  ].map(get);
+  return { send, a1, ok, fault, late, caught, completed };
 }
 
 const names = (markers) => markers.map((m) => JSON.stringify(m.elems).match(/COMMAND_[A-Z]+/)[0]);

@@ -4,20 +4,12 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor, sleep, api } = require("../support/simulator");
-const {
-  load,
-  account,
-  next,
-  collect,
-  noMessage,
-  statuses,
-  helper,
-  CORE,
-  withRedAndSimulator,
-} = require("../support/red");
+const { next, collect, noMessage, statuses, withRedAndSimulator } = require("../support/red");
+const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
+const { SEED } = require("../support/seed");
 
 const DELAY_NODE = require("@node-red/nodes/core/function/89-delay.js");
-const LCD_COMMAND = "s5f3c1a2b0000000000000011";
+const LCD_COMMAND = SEED.lcd.commandStream;
 const INBOX_GETS = "GET /v5.0/demo/event";
 
 /**
@@ -25,69 +17,33 @@ const INBOX_GETS = "GET /v5.0/demo/event";
  * change the account and the await node.
  */
 async function start(sim, { awaitProps = {}, accountProps = {}, delayMs = 600 } = {}) {
-  const acc = account(sim, { z: "tab", rate: 0, concurrency: 16, ...accountProps });
-  const nodes = [
-    { id: "tab", type: "tab" },
-    acc.node,
-    {
-      id: "send",
-      z: "tab",
-      type: "edge-send-command",
-      account: "acc",
-      target: "device",
-      device: "{{deviceId}}",
-      elems: "",
-      ttl: "",
-      wires: [["a1"]],
-    },
-    {
-      id: "send2",
-      z: "tab",
-      type: "edge-send-command",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      elems: "",
-      ttl: "",
-      wires: [["d1"]],
-    },
-    {
-      id: "d1",
-      z: "tab",
-      type: "delay",
-      pauseType: "delay",
-      timeout: String(delayMs),
-      timeoutUnits: "milliseconds",
-      wires: [["a1"]],
-    },
-    {
-      id: "a1",
-      z: "tab",
-      type: "edge-await-command",
-      account: "acc",
-      inbox: "",
-      timeout: "20000",
-      interval: 50,
-      wires: [["ok"], ["fault"], ["late"]],
-      ...awaitProps,
-    },
-    { id: "ok", z: "tab", type: "helper" },
-    { id: "fault", z: "tab", type: "helper" },
-    { id: "late", z: "tab", type: "helper" },
-    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-    { id: "caught", z: "tab", type: "helper" },
-  ];
-  await load(nodes, acc.credentials, [CORE.catch, DELAY_NODE]);
-  const get = (id) => helper.getNode(id);
-  return {
-    send: get("send"),
-    send2: get("send2"),
-    a1: get("a1"),
-    ok: get("ok"),
-    fault: get("fault"),
-    late: get("late"),
-    caught: get("caught"),
-  };
+  const { get } = await startFlow(
+    sim,
+    [
+      sendCommand("send", { device: "{{deviceId}}", wires: [["a1"]] }),
+      sendCommand("send2", { wires: [["d1"]] }),
+      {
+        id: "d1",
+        type: "delay",
+        pauseType: "delay",
+        timeout: String(delayMs),
+        timeoutUnits: "milliseconds",
+        wires: [["a1"]],
+      },
+      ...awaitCommand({ timeout: "20000", ...awaitProps }),
+    ],
+    { account: { rate: 0, concurrency: 16, ...accountProps }, extraTypes: [DELAY_NODE] },
+  );
+  const [send, send2, a1, ok, fault, late, caught] = [
+    "send",
+    "send2",
+    "a1",
+    "ok",
+    "fault",
+    "late",
+    "caught",
+  ].map(get);
+  return { send, send2, a1, ok, fault, late, caught };
 }
 
 /**
