@@ -18,5 +18,5 @@ function find(): { name: string; version: string } {
   return { name: "@edgewire/node-red-edge-device", version: "0.0.0" };
 }
 
-export const PACKAGE = find();
+const PACKAGE = find();
 export const USER_AGENT = `${PACKAGE.name}/${PACKAGE.version} (Node-RED; node ${process.version})`;

@@ -38,7 +38,7 @@ export const DEFAULT_RATE_LIMIT: RateLimit = {
  * The poll lane's 100 reads a second let 100 devices with pending waits each be read once a
  * second (the await node's default interval) beside the 20 commands a second of the normal lane.
  */
-export const DEFAULT_POLLS_PER_SECOND = 100;
+const DEFAULT_POLLS_PER_SECOND = 100;
 
 export type Lane = "normal" | "poll";
 

@@ -66,13 +66,13 @@ const NEXT_PAGE = 500;
 /** The largest capacity the service allowed a stream: no poll reads more than this. */
 const MAX_EVENTS_PER_POLL = 100_000;
 /** Unclaimed markers, and the ids of events already read, are kept this long after the read. */
-export const RETAIN_MS = 10 * 60_000;
+const RETAIN_MS = 10 * 60_000;
 /** At most this many unclaimed markers per inbox; past it the oldest read are dropped. */
-export const MAX_UNCLAIMED = 10_000;
+const MAX_UNCLAIMED = 10_000;
 /** Ids of ended waits remembered, so their late markers go to nobody else. */
 const MAX_ENDED = 10_000;
 /** A final read that fails this many times gives up. */
-export const FINAL_TRIES = 3;
+const FINAL_TRIES = 3;
 /** Strings longer than this are not indexed but searched, when a wait starts. */
 const MAX_INDEXED = 512;
 

@@ -18,7 +18,7 @@ export interface Range {
 }
 
 /** The largest delay a Node.js timer takes (about 24.8 days). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const ACCOUNT_RANGES = {
   timeout: { min: 1, max: MAX_TIMER_MS, default: DEFAULT_TIMEOUT_MS },
