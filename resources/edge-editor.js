@@ -11,6 +11,12 @@
   const ID = /^[a-z][0-9a-f]{24}$/;
   const LABEL_MAX = 24;
 
+  // The help shows examples (JSON, stream paths) too long for the sidebar; Node-RED keeps code on
+  // one line, so the help marks them edge-wrap and they wrap like text.
+  $("<style>")
+    .text(".red-ui-help code.edge-wrap { white-space: normal; overflow-wrap: anywhere; }")
+    .appendTo("head");
+
   /** A text of the shared catalog (edge-account.json, "edge.*"). */
   function text(key, params) {
     return RED._(MODULE + "/edge-account:" + key, params);

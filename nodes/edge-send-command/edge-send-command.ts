@@ -66,8 +66,15 @@ export = function (RED: NodeAPI): void {
           path = client.streamPath(device, ":command");
           event = await client.createEventByPath(path, elems, metadata, call);
         } else {
-          streamId = resolveTarget(def.stream, msg, "streamId", "stream-empty");
-          event = await client.createEvent(streamId, elems, metadata, call);
+          const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
+          // A stream path (what the editor's picker fills in) goes in the body, as for a device.
+          if (stream.startsWith("/")) {
+            path = stream;
+            event = await client.createEventByPath(path, elems, metadata, call);
+          } else {
+            streamId = stream;
+            event = await client.createEvent(streamId, elems, metadata, call);
+          }
         }
         const command: CommandRef = {
           id: event?.id,

@@ -5,7 +5,7 @@
 // UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
 // run leaves the tree as it found it.
 "use strict";
-/* global document, Image, RED -- these run inside the editor page */
+/* global document, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const os = require("node:os");
@@ -79,6 +79,9 @@ describe("the editor in a browser", function () {
   let context;
   let page;
   let profile;
+  let restricted;
+  /** Every error the page logged or threw, for the last test. */
+  const consoleErrors = [];
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
@@ -101,6 +104,10 @@ describe("the editor in a browser", function () {
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(WAIT);
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (err) => consoleErrors.push(String(err)));
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.goto(demo.editorUrl);
     await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
@@ -108,6 +115,7 @@ describe("the editor in a browser", function () {
 
   after(async function () {
     await context?.close();
+    await restricted?.close();
     await demo?.stop();
     if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
@@ -165,6 +173,15 @@ describe("the editor in a browser", function () {
           .includes(text),
       helpIntro(type),
     );
+    // Examples wrap in the sidebar: nothing in the help runs past its right edge.
+    const wide = await page.evaluate(() => {
+      const stack = document.querySelector(".red-ui-sidebar-help-stack");
+      const right = stack.getBoundingClientRect().right;
+      return [...stack.querySelectorAll("code, pre, p, dd")]
+        .filter((el) => el.getBoundingClientRect().right > right + 1)
+        .map((el) => el.textContent.slice(0, 60));
+    });
+    assert.deepEqual(wide, [], `${type}: help runs past the sidebar`);
   }
 
   /** Every data-i18n text in the open dialog is the en-US catalog's text, never a bare key. */
@@ -341,6 +358,373 @@ describe("the editor in a browser", function () {
     );
   });
 
+  /** Types `text` into a picker field; resolves with the texts of the completions offered. */
+  async function offered(selector, text, expected) {
+    const input = page.locator(selector);
+    await input.fill("");
+    await input.pressSequentially(text);
+    await page.waitForFunction(
+      (want) =>
+        [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
+          li.innerText.includes(want),
+        ),
+      expected,
+    );
+    return page
+      .locator(".red-ui-autoComplete-container li")
+      .evaluateAll((items) => items.map((li) => li.innerText.replace(/\s+/g, " ").trim()));
+  }
+
+  async function choose(value) {
+    await page.locator(".red-ui-autoComplete-container li", { hasText: value }).first().click();
+    await page.waitForSelector(".red-ui-autoComplete-container", { state: "detached" });
+  }
+
+  const hintOf = (selector) =>
+    page
+      .locator(selector)
+      .locator("xpath=ancestor::div[contains(@class,'form-row')][1]")
+      .locator(".edge-picker-hint");
+
+  it("should pick the only account for a node dragged from the palette", async function () {
+    const only = await page.evaluate(() => {
+      const ids = [];
+      RED.nodes.eachConfig((c) => {
+        if (c.type === "edge-account") ids.push(c.id);
+      });
+      return ids;
+    });
+    assert.equal(only.length, 1, "the examples share one account");
+    await showTab("Edge: device state");
+    const before = await page.evaluate(() =>
+      RED.nodes.filterNodes({ type: "edge-device-state" }).map((n) => n.id),
+    );
+    // Quick add, as a user does it: Ctrl-click on the workspace, type the node's name, Enter.
+    const chart = await page.locator("#red-ui-workspace-chart").boundingBox();
+    await page.keyboard.down("Control");
+    await page.mouse.click(chart.x + 700, chart.y + 560);
+    await page.keyboard.up("Control");
+    const search = page.locator("#red-ui-type-search-input");
+    await search.waitFor({ state: "visible" });
+    await search.pressSequentially("device state");
+    // Enter adds the first result: wait until the list is filtered down to it.
+    await page.waitForFunction(() => {
+      const first = [...document.querySelectorAll(".red-ui-search-results-container li")].find(
+        (li) => li.offsetParent !== null,
+      );
+      return /^\s*device state/.test(first?.innerText ?? "");
+    });
+    await search.press("Enter");
+    const added = await page.waitForFunction((known) => {
+      const n = RED.nodes
+        .filterNodes({ type: "edge-device-state" })
+        .find((x) => !known.includes(x.id));
+      return n && { id: n.id, account: n.account, valid: n.valid };
+    }, before);
+    const node = await added.jsonValue();
+    assert.equal(node.account, only[0]);
+    assert.equal(node.valid, true, "a new node with the only account is valid at once");
+    await page.evaluate(() => RED.history.pop());
+  });
+
+  it("should offer the account's devices and streams in the Device, Stream and Inbox fields", async function () {
+    const byType = (type) => nodes.find((n) => n.type === type);
+    await openEditor(byType("edge-device-state"));
+    const devices = await offered("#node-input-device", "pu", "pump-3");
+    assert.deepEqual(devices, ["pump-3 d5f3c1a2b0000000000000003"]);
+    await shot("picker-device");
+    await choose("pump-3");
+    assert.equal(await page.locator("#node-input-device").inputValue(), "pump-3");
+    // Mustache and anything typed stay as typed: no list, no complaint.
+    await page.locator("#node-input-device").fill("");
+    await page.locator("#node-input-device").pressSequentially("{{payload.device}}");
+    assert.equal(await page.locator(".red-ui-autoComplete-container").count(), 0);
+    assert.equal(await hintOf("#node-input-device").isVisible(), false);
+    assert.equal(await page.locator("#node-input-device").inputValue(), "{{payload.device}}");
+    await closeEditor();
+
+    await openEditor(byType("edge-list-events"));
+    const streams = await offered("#node-input-stream", "sensor", "sensor-hub/:inbox");
+    assert.deepEqual(streams, [
+      "/demo/devices/sensor-hub/:command s5f3c1a2b0000000000000021",
+      "/demo/devices/sensor-hub/:inbox s5f3c1a2b0000000000000022",
+    ]);
+    await choose("sensor-hub/:inbox");
+    assert.equal(
+      await page.locator("#node-input-stream").inputValue(),
+      "/demo/devices/sensor-hub/:inbox",
+    );
+    // The search button lists everything, free streams too.
+    await page.locator("#node-input-stream").fill("");
+    await page
+      .locator("#node-input-stream")
+      .locator("xpath=..")
+      .locator(".edge-picker-browse")
+      .click();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
+        li.innerText.includes("/demo/telemetry"),
+      ),
+    );
+    await page.keyboard.press("Escape");
+    await closeEditor();
+
+    await openEditor(byType("edge-await-command"));
+    assert.deepEqual(await offered("#node-input-inbox", "lcd", "lcd-board/:inbox"), [
+      "/demo/devices/lcd-board/:inbox",
+    ]);
+    await page.keyboard.press("Escape");
+    await closeEditor();
+
+    await openEditor(byType("edge-send-command"));
+    await page.locator("#node-input-target").selectOption("stream");
+    assert.deepEqual(await offered("#node-input-stream", "pump", "pump-3/:command"), [
+      "/demo/devices/pump-3/:command",
+    ]);
+    await page.keyboard.press("Escape");
+    await closeEditor();
+  });
+
+  it("should say when the server lists no devices, and keep what is typed", async function () {
+    const { startRestricted } = require("./support/restricted-server");
+    restricted = await startRestricted(
+      { url: demo.simUrl, company: "demo", user: "demo-user", token: "" },
+      { noList: 404 },
+    );
+    await openEditor(nodes.find((n) => n.type === "edge-device-state"));
+    await page.locator("#node-input-btn-account-add").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    await page.locator("#node-config-input-name").fill("no device list");
+    await page.locator("#node-config-input-baseUrl").fill(restricted.url);
+    await page.locator("#node-config-input-company").fill("demo");
+    await page.locator("#node-config-input-user").fill("demo-user");
+    await page.locator("#node-config-input-token").fill("demo-token-0123456789abcdef");
+    await page.locator("#node-config-dialog-ok").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    const device = page.locator("#node-input-device");
+    await device.fill("");
+    await device.locator("xpath=..").locator(".edge-picker-browse").click();
+    const hint = hintOf("#node-input-device");
+    await hint.waitFor({ state: "visible" });
+    assert.equal(await hint.innerText(), catalog("edge-account").edge.editor.unsupported);
+    await device.pressSequentially("lcd-board");
+    assert.equal(await device.inputValue(), "lcd-board");
+    await shot("picker-unsupported");
+    await closeEditor();
+    // The account added for this test leaves the workspace again.
+    await page.evaluate(() => {
+      RED.nodes.eachConfig((c) => {
+        if (c.type === "edge-account" && c.name === "no device list") RED.nodes.remove(c.id);
+      });
+      RED.view.redraw(true);
+    });
+  });
+
+  /** Puts `value` in a field and resolves with the message its tooltip shows. */
+  async function messageFor(selector, value) {
+    const input = page.locator(selector);
+    await input.fill(value);
+    await input.dispatchEvent("change");
+    assert.equal(
+      await input.evaluate((el) => el.classList.contains("input-error")),
+      true,
+      `${selector} = "${value}" is not marked invalid`,
+    );
+    await page.mouse.move(1, 1);
+    await input.hover();
+    const tip = page.locator(".red-ui-popover-content").last();
+    await tip.waitFor({ state: "visible" });
+    const text = (await tip.innerText()).trim();
+    await page.mouse.move(1, 1);
+    await tip.waitFor({ state: "hidden" });
+    return text;
+  }
+
+  /** A valid value clears the mark again. */
+  async function validWith(selector, value) {
+    const input = page.locator(selector);
+    await input.fill(value);
+    await input.dispatchEvent("change");
+    assert.equal(await input.evaluate((el) => el.classList.contains("input-error")), false);
+  }
+
+  it("should say in every dialog what is wrong with a field, with the runtime's ranges", async function () {
+    const settings = await fetch(`${demo.editorUrl}settings`).then((r) => r.json());
+    const editor = catalog("edge-account").edge.editor;
+    const rangeText = (type, field) => {
+      const camel = type.replace(/-(\w)/g, (_m, c) => c.toUpperCase());
+      const range = settings[`${camel}Ranges`][field];
+      return editor.range
+        .replace("__field__", catalog(type)[type].label[field])
+        .replace("__min__", range.min)
+        .replace("__max__", range.max);
+    };
+    const cases = {
+      "edge-list-events": [
+        ["limit", "0", "20"],
+        ["start", "-1", ""],
+        ["maxEvents", "0", ""],
+      ],
+      "edge-await-command": [
+        ["timeout", "0", ""],
+        ["interval", "10", "250"],
+      ],
+      "edge-send-command": [["ttl", "1.5", "10000"]],
+      "edge-watch-events": [
+        ["interval", "100", "1000"],
+        ["last", "0", "10"],
+      ],
+    };
+    for (const [type, fields] of Object.entries(cases)) {
+      await openEditor(nodes.find((n) => n.type === type));
+      if (type === "edge-list-events") await page.locator("#node-input-mode").selectOption("all");
+      if (type === "edge-watch-events")
+        await page.locator("#node-input-start").selectOption("last");
+      for (const [field, bad, good] of fields) {
+        assert.equal(
+          await messageFor(`#node-input-${field}`, bad),
+          rangeText(type, field),
+          `${type}.${field}`,
+        );
+        await validWith(`#node-input-${field}`, good);
+      }
+      await closeEditor();
+    }
+
+    // The account: its limits, the URL, the company and the token.
+    await openEditor(nodes.find((n) => n.type === "edge-device-state"));
+    await page.locator("#node-input-btn-account-add").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    await page.locator("#node-config-edge-account-limits-toggle").click();
+    for (const [field, bad] of [
+      ["timeout", "0"],
+      ["retries", "11"],
+      ["rate", "fast"],
+      ["concurrency", "0"],
+      ["queue", "-1"],
+      ["maxPayload", "0"],
+      ["maxAnswer", "0"],
+    ]) {
+      assert.equal(
+        await messageFor(`#node-config-input-${field}`, bad),
+        rangeText("edge-account", field),
+        `edge-account.${field}`,
+      );
+      await validWith(`#node-config-input-${field}`, "");
+    }
+    assert.equal(await messageFor("#node-config-input-baseUrl", "ftp://x"), editor.baseUrl);
+    await validWith("#node-config-input-baseUrl", "${EDGE_URL}");
+    assert.equal(await messageFor("#node-config-input-company", "two words"), editor.company);
+    assert.equal(await messageFor("#node-config-input-token", ""), editor.token);
+    await validWith("#node-config-input-token", "${EDGE_TOKEN}");
+    await shot("validation-account");
+    await page.locator("#node-config-dialog-cancel").click();
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+    await closeEditor();
+  });
+
+  it("should check Elems as JSON once its mustache tags are filled, and close its editor cleanly", async function () {
+    const send = nodes.find((n) => n.type === "edge-send-command");
+    const problem = page.locator("#node-edge-elems-problem");
+    // Typed through the code editor's own API, as its keyboard handling would.
+    const setElems = (text) =>
+      page.evaluate((t) => {
+        const host = document.querySelector("#node-input-elems-editor");
+        const editor = monaco.editor.getEditors().find((e) => host.contains(e.getDomNode()));
+        editor.setValue(t);
+      }, text);
+    for (const close of ["#node-dialog-cancel", "#node-dialog-ok"]) {
+      await openEditor(send);
+      await setElems('{"/lcd/txt1": }');
+      await problem.waitFor({ state: "visible" });
+      assert.match(
+        await problem.innerText(),
+        /^Elems is not JSON once \{\{…\}\} tags are filled in: /,
+      );
+      await setElems("[1, 2]");
+      await page.waitForFunction(() =>
+        /JSON object/.test(document.querySelector("#node-edge-elems-problem").innerText),
+      );
+      // A bare tag stands for a value, a tag in a string for text: both are JSON once filled.
+      await setElems('{"/lcd/txt1": "{{payload}}", "/app/period/value": {{payload.n}}}');
+      await problem.waitFor({ state: "hidden" });
+      await setElems('{"/lcd/txt1": "{{payload}}"}');
+      await closeEditor(close);
+    }
+  });
+
+  it("should keep every status of the examples short enough not to run under the next node", async function () {
+    // The longest status texts the nodes show, with the largest values they meet.
+    const worst = ["timed out, may still run", "10000 events from 1000", "connection refused"];
+    const tabs = [...new Set(nodes.filter((n) => FLOW_TYPES.includes(n.type)).map((n) => n.z))];
+    const crossing = [];
+    for (const z of tabs) {
+      // Switched through the editor's API: this test measures, it does not click around.
+      await page.evaluate((id) => RED.workspaces.show(id), z);
+      const ours = nodes.filter((n) => n.z === z && FLOW_TYPES.includes(n.type));
+      const tab = ours[0].tab;
+      await page.locator(`[id="${ours[0].id}"]`).waitFor();
+      for (const text of worst) {
+        await page.evaluate(
+          ({ ids, text }) => {
+            for (const id of ids) {
+              const node = RED.nodes.node(id);
+              node.status = { fill: "red", shape: "ring", text };
+              node.dirtyStatus = true;
+              node.dirty = true;
+              RED.view.redrawStatus(node);
+            }
+            RED.view.redraw(true);
+          },
+          { ids: ours.map((n) => n.id), text },
+        );
+        const found = await page.evaluate(
+          (ids) => {
+            const boxes = [...document.querySelectorAll(".red-ui-flow-node-group")].map((g) => ({
+              id: g.id,
+              box: g.querySelector("rect.red-ui-flow-node").getBoundingClientRect(),
+            }));
+            const hits = [];
+            let measured = 0;
+            for (const id of ids) {
+              const label = document.querySelector(`[id="${id}"] .red-ui-flow-node-status-label`);
+              if (!label || !label.textContent) continue;
+              measured++;
+              const s = label.getBoundingClientRect();
+              for (const other of boxes)
+                if (
+                  other.id !== id &&
+                  s.right > other.box.left &&
+                  s.left < other.box.right &&
+                  s.bottom > other.box.top &&
+                  s.top < other.box.bottom
+                )
+                  hits.push(`${id} under ${other.id}`);
+            }
+            return { hits, measured };
+          },
+          ours.map((n) => n.id),
+        );
+        assert.equal(found.measured, ours.length, `${tab}: statuses shown`);
+        crossing.push(...found.hits.map((h) => `${tab}: "${text}": ${h}`));
+      }
+      await page.evaluate(
+        (ids) => {
+          for (const id of ids) {
+            const node = RED.nodes.node(id);
+            node.status = {};
+            node.dirtyStatus = true;
+            node.dirty = true;
+            RED.view.redrawStatus(node);
+          }
+          RED.view.redraw(true);
+        },
+        ours.map((n) => n.id),
+      );
+    }
+    assert.deepEqual(crossing, []);
+  });
+
   it("should create an account through its dialog, deploy it and use it", async function () {
     const read = nodes.find((n) => n.type === "edge-device-state");
     await openEditor(read);
@@ -419,6 +803,10 @@ describe("the editor in a browser", function () {
     await answer.getByText("COMMAND_COMPLETE").first().waitFor();
     await page.locator(".red-ui-notification").last().waitFor({ state: "detached" });
     await shot("debug-sidebar");
+  });
+
+  it("should have logged no error in the browser console", function () {
+    assert.deepEqual(consoleErrors, []);
   });
 
   /** Polls the admin API until `pick(flows)` finds something. */

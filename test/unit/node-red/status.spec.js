@@ -26,6 +26,7 @@ const WORST = {
   status: 401,
   apiStatus: 500,
   what: "msg.payload",
+  reason: "auth",
 };
 const fill = (text) => text.replace(/__(\w+)__/g, (w, n) => (n in WORST ? String(WORST[n]) : w));
 const catalog = (lang, name) =>
