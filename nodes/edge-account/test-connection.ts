@@ -25,6 +25,9 @@ interface Answer {
   code?: string;
   status?: number;
   ms?: number;
+  /** For the editor to write the sentence in the browser's language. */
+  company?: string;
+  params?: Record<string, string | number>;
 }
 
 /** Whether the request comes from a page of another site than the editor's. */
@@ -130,7 +133,9 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
       client = new EdgeClient({ ...settingsOf(RED, def, creds), retry: { retries: 0 } });
       await probe(client);
       const ms = Math.round(performance.now() - started);
-      return { ok: true, ms, message: t("edge-account.test.ok", { company: client.company, ms }) };
+      // The company and the error's params let the editor say it in the browser's language.
+      const company = client.company;
+      return { ok: true, ms, company, message: t("edge-account.test.ok", { company, ms }) };
     } catch (err) {
       const e =
         err instanceof EdgeError
@@ -140,6 +145,7 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
         ok: false,
         code: e.code,
         status: e.status,
+        params: e.params,
         message: t("edge-account.test.failed", { message: errorText(t, e) }),
       };
     } finally {

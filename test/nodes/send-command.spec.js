@@ -79,6 +79,17 @@ describe("edge-send-command", function () {
     assert.equal(msg.command.device, "lcd-board");
   });
 
+  it("sends to a stream given by its path (as the editor's picker fills it in) with POST /event", async function () {
+    const path = "/demo/devices/lcd-board/:command";
+    const { n1, out } = await start(env.sim, { target: "stream", stream: path });
+    n1.receive({ payload: { "/lcd/txt2": "by path" } });
+    const msg = await next(out);
+    const req = await lastRequest(env.sim);
+    assert.equal(req.url, "/v5.0/demo/event");
+    assert.equal(JSON.parse(req.body).path, path);
+    assert.equal(msg.command.device, "lcd-board");
+  });
+
   it("renders the Elems property with mustache when msg.payload is not an object, escaping for JSON", async function () {
     const { n1, out } = await start(env.sim, {
       elems: '{"/lcd/txt1": "{{payload}}", "/lcd/txt2": {{count}}}',

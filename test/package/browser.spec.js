@@ -805,6 +805,43 @@ describe("the editor in a browser", function () {
     await shot("debug-sidebar");
   });
 
+  it("should show the palette category and the Test connection result in German", async function () {
+    const german = await context.browser()?.newContext?.({ locale: "de-DE" });
+    // A persistent context has no browser object: a second page with German headers does it.
+    const de = german ? await german.newPage() : await context.newPage();
+    if (!german) await de.setExtraHTTPHeaders({ "accept-language": "de-DE,de" });
+    try {
+      de.setDefaultTimeout(WAIT);
+      await de.addInitScript(() => {
+        Object.defineProperty(navigator, "language", { get: () => "de-DE" });
+        Object.defineProperty(navigator, "languages", { get: () => ["de-DE", "de"] });
+      });
+      await de.goto(demo.editorUrl);
+      await de.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+      assert.equal(
+        (await de.locator("#red-ui-palette-header-edge_device").innerText()).trim(),
+        "Edge-Geräte",
+      );
+      const read = nodes.find((n) => n.type === "edge-device-state");
+      await de.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), read.id);
+      await de.locator("#node-input-btn-account-edit").click();
+      await de.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+      await de.locator("#node-config-edge-account-test").click();
+      await de.waitForFunction(() =>
+        /^Verbunden|^Fehlgeschlagen/.test(
+          document.querySelector("#node-config-edge-account-test-result").innerText,
+        ),
+      );
+      assert.match(
+        await de.locator("#node-config-edge-account-test-result").innerText(),
+        /^Verbunden: die Firma (demo|other) hat geantwortet \(\d+ ms\)\.$/,
+      );
+    } finally {
+      await de.close();
+      await german?.close();
+    }
+  });
+
   it("should have logged no error in the browser console", function () {
     assert.deepEqual(consoleErrors, []);
   });
