@@ -432,7 +432,6 @@ describe("the editor in a browser", function () {
     await openEditor(byType("edge-device-state"));
     const devices = await offered("#node-input-device", "pu", "pump-3");
     assert.deepEqual(devices, ["pump-3 d5f3c1a2b0000000000000003"]);
-    await shot("picker-device");
     await choose("pump-3");
     assert.equal(await page.locator("#node-input-device").inputValue(), "pump-3");
     // Mustache and anything typed stay as typed: no list, no complaint.
@@ -509,7 +508,6 @@ describe("the editor in a browser", function () {
     assert.equal(await hint.innerText(), catalog("edge-account").edge.editor.unsupported);
     await device.pressSequentially("lcd-board");
     assert.equal(await device.inputValue(), "lcd-board");
-    await shot("picker-unsupported");
     await closeEditor();
     // The account added for this test leaves the workspace again.
     await page.evaluate(() => {
@@ -617,7 +615,6 @@ describe("the editor in a browser", function () {
     assert.equal(await messageFor("#node-config-input-company", "two words"), editor.company);
     assert.equal(await messageFor("#node-config-input-token", ""), editor.token);
     await validWith("#node-config-input-token", "${EDGE_TOKEN}");
-    await shot("validation-account");
     await page.locator("#node-config-dialog-cancel").click();
     await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
     await closeEditor();
