@@ -369,6 +369,8 @@ describe("the editor in a browser", function () {
           li.innerText.includes(want),
         ),
       expected,
+      // The list comes from the runtime and the simulator: slow on a loaded machine.
+      { timeout: 60000 },
     );
     return page
       .locator(".red-ui-autoComplete-container li")
@@ -460,10 +462,13 @@ describe("the editor in a browser", function () {
       .locator("xpath=..")
       .locator(".edge-picker-browse")
       .click();
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
-        li.innerText.includes("/demo/telemetry"),
-      ),
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
+          li.innerText.includes("/demo/telemetry"),
+        ),
+      undefined,
+      { timeout: 60000 },
     );
     await page.keyboard.press("Escape");
     await closeEditor();
@@ -504,7 +509,7 @@ describe("the editor in a browser", function () {
     await device.fill("");
     await device.locator("xpath=..").locator(".edge-picker-browse").click();
     const hint = hintOf("#node-input-device");
-    await hint.waitFor({ state: "visible" });
+    await hint.waitFor({ state: "visible", timeout: 60000 });
     assert.equal(await hint.innerText(), catalog("edge-account").edge.editor.unsupported);
     await device.pressSequentially("lcd-board");
     assert.equal(await device.inputValue(), "lcd-board");
