@@ -490,7 +490,7 @@ describe("the editor in a browser", function () {
   });
 
   it("should say when the server lists no devices, and keep what is typed", async function () {
-    const { startRestricted } = require("./support/restricted-server");
+    const { startRestricted } = require("../support/restricted-server");
     restricted = await startRestricted(
       { url: demo.simUrl, company: "demo", user: "demo-user", token: "" },
       { noList: 404 },
