@@ -4,7 +4,15 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control } = require("../support/simulator");
-const { load, account, collect, helper, CORE, withRedAndSimulator } = require("../support/red");
+const {
+  load,
+  account,
+  collect,
+  helper,
+  CORE,
+  withRedAndSimulator,
+  caughtCode,
+} = require("../support/red");
 
 const { hooks } = require("@node-red/util");
 
@@ -81,7 +89,7 @@ describe("bounded intake", function () {
     for (let i = 0; i < 5; i++) n1.receive({ seq: i, payload: { "/lcd/txt1": `m${i}` } });
     const refused = await collect(caught, 2, 10000);
     assert.deepEqual(
-      refused.map((m) => [m.seq, m.error.code]),
+      refused.map((m) => [m.seq, caughtCode(m)]),
       [
         [3, "queue-full"],
         [4, "queue-full"],
@@ -113,7 +121,7 @@ describe("bounded intake", function () {
     n1.receive({ seq: 1, payload: { "/lcd/txt1": "m1" } });
     const failed = await collect(caught, 2, 10000);
     assert.deepEqual(
-      failed.map((m) => [m.seq, m.error.code]),
+      failed.map((m) => [m.seq, caughtCode(m)]),
       [
         [0, "timeout-uncertain"],
         [1, "deadline"],
