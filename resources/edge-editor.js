@@ -264,6 +264,30 @@
     };
   }
 
+  /**
+   * Fills `#node-input-store` with the context stores configured in settings.js; empty means
+   * Node-RED's default store. A store no longer configured stays visible rather than lost.
+   */
+  function storeSelect(node, type) {
+    const context = RED.settings.context || {};
+    const stores = context.stores || [];
+    const select = $("#node-input-store");
+    let byDefault = nodeText(type, "store.default");
+    if (context.default) byDefault += " (" + context.default + ")";
+    select.empty().append($("<option></option>").val("").text(byDefault));
+    stores.forEach(function (name) {
+      select.append($("<option></option>").val(name).text(name));
+    });
+    if (node.store && stores.indexOf(node.store) === -1) {
+      select.append(
+        $("<option></option>")
+          .val(node.store)
+          .text(nodeText(type, "store.missing", { store: node.store })),
+      );
+    }
+    select.val(node.store || "");
+  }
+
   window.EdgeEditor = {
     integer: integer,
     numberHints: numberHints,
@@ -274,6 +298,7 @@
     elemsProblem: elemsProblem,
     elemsValidator: elemsValidator,
     elemsEditor: elemsEditor,
+    storeSelect: storeSelect,
     text: text,
   };
 })();
