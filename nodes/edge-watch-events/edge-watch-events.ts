@@ -5,7 +5,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
-import { accountOf } from "../lib/account/lookup";
+import { accountOf, healthOf } from "../lib/account/lookup";
 import { positionFrom } from "../lib/events/position";
 import type { Position } from "../lib/events/position";
 import type {
@@ -85,6 +85,10 @@ class NodeWatch implements Watch {
   private lastDate: number | undefined;
   private failing = false;
   private shown = "";
+  /** The node's own latest status, shown again when the account's clears. */
+  private own: NodeStatus = {};
+  /** The account's status (queue, 429 wait, failed authentication), shown over the node's own. */
+  private override: NodeStatus | undefined;
   private closed = false;
   unwatch: (() => void) | undefined;
 
@@ -211,8 +215,19 @@ class NodeWatch implements Watch {
     });
   }
 
-  /** Sets the status only when it changed: 200 watches reading every second stay quiet. */
+  /** Shows the account's health over the node's own status, or the node's own when undefined. */
+  account(status: NodeStatus | undefined): void {
+    this.override = status;
+    this.show(status ?? this.own);
+  }
+
   private status(status: NodeStatus): void {
+    this.own = status;
+    if (!this.override) this.show(status);
+  }
+
+  /** Sets the status only when it changed: 200 watches reading every second stay quiet. */
+  private show(status: NodeStatus): void {
     const shown = `${status.fill}|${status.shape}|${String(status.text)}`;
     if (shown === this.shown) return;
     this.shown = shown;
@@ -244,7 +259,12 @@ export = function (RED: NodeAPI): void {
       return;
     }
     const watch = new NodeWatch(this, t, settings);
+    // The account's health shows on this node as on the others of the account.
+    const unwatchHealth = healthOf(RED, def.account)?.watch((s) => {
+      watch.account(s);
+    });
     this.on("close", (_removed: boolean, done: () => void) => {
+      unwatchHealth?.();
       watch.close();
       done();
     });

@@ -110,4 +110,58 @@ describe("account health on the nodes of an account", function () {
       what: "the queue to empty",
     });
   });
+
+  it("shows the account's failed authentication on a watch node, then its own status again", async function () {
+    const acc = account(env.sim, { z: "tab", retries: 0 });
+    await load(
+      [
+        { id: "tab", type: "tab" },
+        acc.node,
+        {
+          id: "n1",
+          z: "tab",
+          type: "edge-device-state",
+          account: "acc",
+          device: LCD,
+          mode: "get",
+          wires: [["out"]],
+        },
+        // One read at start, then none for a day: only n1's requests change the account's health.
+        {
+          id: "w1",
+          z: "tab",
+          type: "edge-watch-events",
+          account: "acc",
+          stream: "/demo/telemetry",
+          interval: "86400000",
+          start: "new",
+          wires: [[]],
+        },
+        { id: "out", z: "tab", type: "helper" },
+        { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
+        { id: "caught", z: "tab", type: "helper" },
+      ],
+      acc.credentials,
+      [CORE.catch],
+    );
+    const n1 = helper.getNode("n1");
+    const shown = statuses(helper.getNode("w1"));
+    await waitFor(
+      () => shown.some((s) => s.fill === "green" && s.shape === "ring" && s !== shown[0]),
+      {
+        timeoutMs: 10000,
+        what: "the watch's first read",
+      },
+    );
+    const own = shown.at(-1);
+    await control(env.sim, "POST", "/faults", { path: "/device", status: 401, count: 1 });
+    n1.receive({ payload: 1 });
+    await next(helper.getNode("caught"));
+    assert.deepEqual(shown.at(-1), { fill: "red", shape: "ring", text: "401 unauthorized" });
+    n1.receive({ payload: 2 });
+    await next(helper.getNode("out"));
+    await waitFor(() => JSON.stringify(shown.at(-1)) === JSON.stringify(own), {
+      what: "the watch's own status again",
+    });
+  });
 });
