@@ -12,7 +12,14 @@
 "use strict";
 const { Pool } = require("undici");
 const { startSimulator } = require("./lib/sim");
-const { startRuntime, accountNode, sinkNode, catchNode, drive } = require("./lib/node-red");
+const {
+  startRuntime,
+  accountNode,
+  sinkNode,
+  catchNode,
+  drive,
+  handBuiltNodes,
+} = require("./lib/node-red");
 const { collect, percentile, round, sleep, spread } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
 const { fmt, mmm, table } = require("./lib/format");
@@ -32,15 +39,6 @@ function flows(sim) {
     "x-auth-user": sim.user,
     accept: "application/json",
   };
-  // What an integrator writes without this package: the URL, the headers and the body in a
-  // function node, then an http request node that parses the JSON answer.
-  const func = [
-    `msg.method = "POST";`,
-    `msg.url = ${JSON.stringify(`${sim.url}/v5.0/${sim.company}/event`)};`,
-    `msg.headers = ${JSON.stringify(headers)};`,
-    `msg.payload = { path: ${JSON.stringify(streamPath)}, elems: msg.payload };`,
-    `return msg;`,
-  ].join("\n");
   const send = (id, account, sink) => ({
     id,
     z: "tab",
@@ -64,36 +62,7 @@ function flows(sim) {
     sinkNode("sinkD", "tab"),
     catchNode("catchS", "tab", ["sendW", "sendD"], "caughtS"),
     sinkNode("caughtS", "tab"),
-    {
-      id: "fn",
-      z: "tab",
-      type: "function",
-      func,
-      outputs: 1,
-      timeout: 0,
-      noerr: 0,
-      initialize: "",
-      finalize: "",
-      libs: [],
-      wires: [["http"]],
-    },
-    {
-      id: "http",
-      z: "tab",
-      type: "http request",
-      method: "use",
-      ret: "obj",
-      paytoqs: "ignore",
-      url: "",
-      tls: "",
-      persist: true,
-      proxy: "",
-      insecureHTTPParser: false,
-      authType: "",
-      senderr: false,
-      headers: [],
-      wires: [["sinkH"]],
-    },
+    ...handBuiltNodes(sim, DEVICE, "msg.payload", "sinkH"),
     sinkNode("sinkH", "tab"),
     catchNode("catchH", "tab", ["fn", "http"], "caughtH"),
     sinkNode("caughtH", "tab"),

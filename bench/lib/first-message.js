@@ -4,7 +4,7 @@
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
-const { startRuntime } = require("./node-red");
+const { handBuiltNodes, startRuntime } = require("./node-red");
 
 const mode = process.argv[2];
 const sim = JSON.parse(process.env.BENCH_SIM);
@@ -34,50 +34,9 @@ function examples() {
 }
 
 function handBuilt() {
-  const headers = {
-    "x-auth-token": sim.token,
-    "x-auth-user": sim.user,
-    accept: "application/json",
-  };
-  const func = [
-    `msg.method = "POST";`,
-    `msg.url = ${JSON.stringify(`${sim.url}/v5.0/${sim.company}/event`)};`,
-    `msg.headers = ${JSON.stringify(headers)};`,
-    `msg.payload = { path: ${JSON.stringify(`/${sim.company}/devices/${DEVICE}/:command`)}, elems: { "/lcd/txt1": msg.payload } };`,
-    `return msg;`,
-  ].join("\n");
   const flow = [
     { id: "tab", type: "tab", label: "hand-built" },
-    {
-      id: "fn",
-      z: "tab",
-      type: "function",
-      func,
-      outputs: 1,
-      timeout: 0,
-      noerr: 0,
-      initialize: "",
-      finalize: "",
-      libs: [],
-      wires: [["http"]],
-    },
-    {
-      id: "http",
-      z: "tab",
-      type: "http request",
-      method: "use",
-      ret: "obj",
-      paytoqs: "ignore",
-      url: "",
-      tls: "",
-      persist: true,
-      proxy: "",
-      insecureHTTPParser: false,
-      authType: "",
-      senderr: false,
-      headers: [],
-      wires: [["dbg"]],
-    },
+    ...handBuiltNodes(sim, DEVICE, '{ "/lcd/txt1": msg.payload }', "dbg"),
     {
       id: "dbg",
       z: "tab",

@@ -196,4 +196,57 @@ function drive({ entry, sinks, errorSinks = [], total, window, make, timeoutMs =
   });
 }
 
-module.exports = { startRuntime, accountNode, sinkNode, catchNode, drive, ROOT };
+/**
+ * What an integrator builds without this package: a function node that sets the URL, the headers
+ * and the body (`elems` is the body's elems, as JavaScript), then an http request node that parses
+ * the JSON answer and sends it to `sink`. The function node's id is "fn".
+ */
+function handBuiltNodes(sim, device, elems, sink) {
+  const headers = {
+    "x-auth-token": sim.token,
+    "x-auth-user": sim.user,
+    accept: "application/json",
+  };
+  const streamPath = `/${sim.company}/devices/${device}/:command`;
+  const func = [
+    `msg.method = "POST";`,
+    `msg.url = ${JSON.stringify(`${sim.url}/v5.0/${sim.company}/event`)};`,
+    `msg.headers = ${JSON.stringify(headers)};`,
+    `msg.payload = { path: ${JSON.stringify(streamPath)}, elems: ${elems} };`,
+    `return msg;`,
+  ].join("\n");
+  return [
+    {
+      id: "fn",
+      z: "tab",
+      type: "function",
+      func,
+      outputs: 1,
+      timeout: 0,
+      noerr: 0,
+      initialize: "",
+      finalize: "",
+      libs: [],
+      wires: [["http"]],
+    },
+    {
+      id: "http",
+      z: "tab",
+      type: "http request",
+      method: "use",
+      ret: "obj",
+      paytoqs: "ignore",
+      url: "",
+      tls: "",
+      persist: true,
+      proxy: "",
+      insecureHTTPParser: false,
+      authType: "",
+      senderr: false,
+      headers: [],
+      wires: [[sink]],
+    },
+  ];
+}
+
+module.exports = { startRuntime, accountNode, sinkNode, catchNode, drive, handBuiltNodes, ROOT };
