@@ -1,7 +1,9 @@
 // What the editor dialogs of every edge node share, loaded once by each node's .html from this
-// package's resources/ folder: number validators that say their range, short labels, the account
-// picked for a new node, the device and stream pickers, and the Elems editor. Ranges and defaults
-// come from the runtime (RED.settings.<type>Ranges, exported by registerType), never typed here.
+// package's resources/ folder: the registration every node shares (palette category, colour, icon,
+// the name and account properties), each dialog's form built from the rows its .html lists, number
+// validators that say their range, short labels, the account picked for a new node, the device
+// and stream pickers, and the Elems editor. Ranges and defaults come from the runtime
+// (RED.settings.<type>Ranges, exported by registerType), never typed here.
 (function () {
   "use strict";
   if (window.EdgeEditor) return;
@@ -10,6 +12,8 @@
   /** An id of the service: a type letter and 24 lowercase hex digits. */
   const ID = /^[a-z][0-9a-f]{24}$/;
   const LABEL_MAX = 24;
+  const COLOR = "#8FC7C1";
+  const ACCOUNT = "edge-account";
 
   // The help shows examples (JSON, stream paths) too long for the sidebar; Node-RED keeps code on
   // one line, so the help marks them edge-wrap and they wrap like text.
@@ -51,6 +55,14 @@
         min: range ? range.min : 0,
         max: range ? range.max : Number.MAX_SAFE_INTEGER,
       });
+    };
+  }
+
+  /** A validator for a select's property: one of the values its options offer. */
+  function oneOf() {
+    const values = Array.prototype.slice.call(arguments);
+    return function (v) {
+      return values.indexOf(v) !== -1;
     };
   }
 
@@ -288,17 +300,295 @@
     select.val(node.store || "");
   }
 
+  /** The rows every node names alike, with the same icon (and placeholder) wherever they stand. */
+  const COMMON = {
+    account: { icon: "user-circle" },
+    name: { icon: "tag", placeholder: true },
+    store: { icon: "database", options: [] },
+  };
+
+  /** An element as HTML; attributes without a value are left out. */
+  function el(tag, attributes, inner) {
+    let html = "<" + tag;
+    Object.keys(attributes).forEach(function (name) {
+      const value = attributes[name];
+      if (value !== undefined && value !== "") html += " " + name + '="' + value + '"';
+    });
+    return inner === undefined ? html + " />" : html + ">" + inner + "</" + tag + ">";
+  }
+
+  /** An icon and a catalog text: what every label and button shows. */
+  function caption(iconName, key) {
+    return el("i", { class: "fa fa-" + iconName }, "") + " " + el("span", { "data-i18n": key }, "");
+  }
+
+  /** What the rows of one node's form are named by: ids, input prefix and catalog keys. */
+  function namesOf(type) {
+    const config = type === ACCOUNT;
+    return {
+      type: type,
+      input: config ? "node-config-input-" : "node-input-",
+      own: (config ? "node-config-" : "node-") + type + "-",
+      key: type + ".",
+    };
+  }
+
+  /** A labelled text input or select; `wide` is the folded rows' wider label and narrower input. */
+  function fieldRow(n, row, wide) {
+    const spec = Object.assign({}, COMMON[row.field], row);
+    const id = n.input + spec.field;
+    const hints = [];
+    if (spec.placeholder) hints.push("[placeholder]" + n.key + "placeholder." + spec.field);
+    if (spec.tip) hints.push("[title]" + n.key + "tip." + spec.field);
+    const width = spec.width || (wide ? "120px" : spec.options ? "70%" : undefined);
+    let input;
+    if (spec.options) {
+      const options = spec.options.map(function (value) {
+        return el("option", { value: value, "data-i18n": n.key + "option." + value }, "");
+      });
+      input = el("select", { id: id, style: "width: " + width + ";" }, options.join(""));
+    } else {
+      input = el("input", {
+        type: spec.type || "text",
+        id: id,
+        autocomplete: spec.autocomplete,
+        style: width && "width: " + width + ";",
+        "data-i18n": hints.join(";"),
+      });
+    }
+    const label = el(
+      "label",
+      { for: id, style: wide ? "width: 160px;" : undefined },
+      caption(spec.icon, n.key + "label." + spec.field),
+    );
+    const rowAttributes = {
+      class: "form-row",
+      id: spec.row && n.own + spec.row + "-row",
+      style: spec.gap ? "margin-top: 12px;" : undefined,
+    };
+    return el("div", rowAttributes, label + " " + input);
+  }
+
+  /** A checkbox with its label after it, set off from the rows above. */
+  function checkboxRow(n, field) {
+    const box = el("input", {
+      type: "checkbox",
+      id: n.input + field,
+      style: "display: inline-block; width: auto; vertical-align: top; margin-right: 4px;",
+    });
+    const label = el(
+      "label",
+      { for: n.input + field, style: "width: auto;" },
+      box + " " + el("span", { "data-i18n": n.key + "label." + field }, ""),
+    );
+    return el("div", { class: "form-row", style: "margin-top: 12px;" }, label);
+  }
+
+  /** A button under the fields, and the line where the node's script says how it went. */
+  function buttonRow(n, row) {
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: "red-ui-button",
+        id: n.own + row.button,
+        "data-i18n": "[title]" + n.key + "tip." + row.button,
+      },
+      caption(row.icon, n.key + "label." + row.button),
+    );
+    const result = el(
+      "div",
+      {
+        id: n.own + row.button + "-result",
+        style: "display: none; margin: 6px 0 0 104px; white-space: normal; word-break: break-word;",
+      },
+      "",
+    );
+    return el(
+      "div",
+      { class: "form-row" },
+      el("label", {}, "&nbsp;") + " " + button + " " + result,
+    );
+  }
+
+  /** A header link that folds the rows under it; the node's script opens and closes it. */
+  function foldRows(n, row) {
+    const link = el(
+      "a",
+      {
+        href: "#",
+        id: n.own + row.fold + "-toggle",
+        style: "font-weight: bold; text-decoration: none;",
+      },
+      el("i", { class: "fa fa-caret-right", style: "width: 10px;" }, "") +
+        " " +
+        el("span", { "data-i18n": n.key + "label." + row.fold }, ""),
+    );
+    const hint = el(
+      "span",
+      {
+        style: "margin-left: 8px; opacity: 0.7;",
+        "data-i18n": n.key + "label." + row.fold + "Hint",
+      },
+      "",
+    );
+    const header = el(
+      "div",
+      { class: "form-row", style: "margin-top: 12px; margin-bottom: 6px;" },
+      link + " " + hint,
+    );
+    const rows = row.rows.map(function (inner) {
+      return fieldRow(n, inner, true);
+    });
+    return (
+      header + el("div", { id: n.own + row.fold, style: "padding-left: 14px;" }, rows.join(""))
+    );
+  }
+
+  /** Elems: a hidden input that holds the text, the code editor over it and its problem line. */
+  function elemsRows(n) {
+    const label = el(
+      "label",
+      { for: n.input + "elems-editor" },
+      caption("file-code-o", n.key + "label.elems"),
+    );
+    const hidden = el("input", { type: "hidden", id: n.input + "elems" });
+    const editor = el(
+      "div",
+      {
+        style: "height: 140px; min-height: 100px;",
+        class: "node-text-editor",
+        id: n.input + "elems-editor",
+      },
+      "",
+    );
+    const problem = el(
+      "div",
+      {
+        class: "form-tips edge-elems-problem",
+        id: "node-edge-elems-problem",
+        style: "display: none; color: var(--red-ui-text-color-error, #c02020);",
+      },
+      "",
+    );
+    return (
+      el("div", { class: "form-row", style: "margin-bottom: 0;" }, label + " " + hidden) +
+      el("div", { class: "form-row node-text-editor-row" }, editor) +
+      problem
+    );
+  }
+
+  function rowHtml(n, row) {
+    if (row.field) return fieldRow(n, row, false);
+    if (row.tips)
+      return el("div", { class: "form-tips", "data-i18n": n.key + "tip." + row.tips }, "");
+    if (row.note) return el("div", { class: "form-tips", id: n.own + row.note }, "");
+    if (row.checkbox) return checkboxRow(n, row.checkbox);
+    if (row.button) return buttonRow(n, row);
+    if (row.fold) return foldRows(n, row);
+    if (row.elems) return elemsRows(n);
+    throw new Error(n.type + ": a form row of no known kind: " + JSON.stringify(row));
+  }
+
+  /**
+   * The HTML of a node's dialog from the rows its .html lists, each one of:
+   * - `{ field, icon }`: a labelled text input, with `placeholder`/`tip` (the catalog's
+   *   `placeholder.<field>`/`tip.<field>`), `type` ("password"), `autocomplete`, `width`, `row`
+   *   (an id to show and hide the row by), `gap` (space above it) and `picker` (the kind and
+   *   stream `picker` offers in it); with `options`, a select of those values (the catalog's
+   *   `option.<value>`). account, name and store need no icon;
+   * - `{ tips: key }`, a form tip from the catalog; `{ note: name }`, one the node's script fills;
+   * - `{ checkbox: field }`; `{ button: name, icon }`, with a line for its result under it;
+   *   `{ fold: name, rows }`, rows folded under a header link; `{ elems: true }`, the Elems editor.
+   */
+  function formHtml(type, rows) {
+    const n = namesOf(type);
+    return rows
+      .map(function (row) {
+        return rowHtml(n, row);
+      })
+      .join("\n");
+  }
+
+  /**
+   * Registers a node with what every edge node shares: the palette category, colour and icon, its
+   * palette label and label style, `name` (and for a flow node `account`, picked for a new node
+   * when the workspace has one) before its own properties, and its dialog built from `form`.
+   * Node-RED reads the dialog from the node's template element each time it opens one and fills
+   * and watches the inputs named after the properties before oneditprepare: the form is written
+   * into that element here, once, so every input is there before Node-RED looks for it.
+   */
+  function register(type, own) {
+    const n = namesOf(type);
+    const config = type === ACCOUNT;
+    const form = own.form;
+    const hasElems = form.some(function (row) {
+      return row.elems;
+    });
+    const definition = Object.assign(
+      {
+        category: "edge device",
+        color: COLOR,
+        icon: type + ".svg",
+        paletteLabel: function () {
+          return this._(type + ".paletteLabel");
+        },
+        labelStyle: labelStyle,
+      },
+      config ? {} : { onadd: pickOnlyAccount },
+      own,
+    );
+    delete definition.form;
+    definition.defaults = Object.assign(
+      { name: { value: "" } },
+      config ? {} : { account: { value: "", type: ACCOUNT, required: true } },
+      own.defaults,
+    );
+    definition.oneditprepare = function () {
+      numberHints(type, n.input.slice(0, -1));
+      form.forEach(function (row) {
+        if (row.picker) picker("#" + n.input + row.field, row.picker[0], row.picker[1]);
+      });
+      if (own.defaults && own.defaults.store) storeSelect(this, type);
+      if (hasElems) this.finishElems = elemsEditor(this);
+      if (own.oneditprepare) own.oneditprepare.call(this);
+    };
+    if (hasElems) {
+      definition.oneditsave = function () {
+        this.finishElems(true);
+        delete this.finishElems;
+      };
+      definition.oneditcancel = function () {
+        this.finishElems(false);
+        delete this.finishElems;
+      };
+    }
+    const html = formHtml(type, form);
+    forms[type] = html;
+    // The .html keeps the node's template element, empty, where Node-RED and a reader look for the
+    // form. Node-RED appends a node set's elements before it runs its scripts, so the element is
+    // there; were it not, the form goes into one of its own, which comes first and is the one read.
+    let template = $('script[data-template-name="' + type + '"]');
+    if (!template.length) {
+      template = $('<script type="text/html"></script>')
+        .attr("data-template-name", type)
+        .appendTo("#red-ui-editor-node-configs");
+    }
+    template.first().text(html);
+    RED.nodes.registerType(type, definition);
+  }
+
+  /** Each registered node's form, as its dialog is built from it. */
+  const forms = {};
+
+  // What the nodes' .html files use; the rest is reached through register.
   window.EdgeEditor = {
+    register: register,
+    forms: forms,
     integer: integer,
-    numberHints: numberHints,
-    short: short,
-    labelStyle: labelStyle,
-    pickOnlyAccount: pickOnlyAccount,
-    picker: picker,
-    elemsProblem: elemsProblem,
+    oneOf: oneOf,
     elemsValidator: elemsValidator,
-    elemsEditor: elemsEditor,
-    storeSelect: storeSelect,
+    short: short,
     text: text,
   };
 })();

@@ -5,6 +5,7 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const { editorForms } = require("../support/editor-forms");
 
 const ROOT = path.join(__dirname, "..", "..");
 const LOCALES = path.join(ROOT, "locales");
@@ -18,6 +19,8 @@ const catalog = (lang, name) =>
 const help = (lang, name) => fs.readFileSync(path.join(LOCALES, lang, `${name}.html`), "utf8");
 const editorHtml = (name) =>
   fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.html`), "utf8");
+/** Each dialog's form as the shared editor script builds it from the rows a node's .html lists. */
+const { forms } = editorForms();
 
 /** Every leaf of a catalog as [dotted key, text]. */
 function leaves(obj, prefix = "") {
@@ -90,6 +93,7 @@ describe("i18n", function () {
     const files = [];
     for (const name of NODES) {
       files.push([name, editorHtml(name)]);
+      files.push([name, forms[name]]);
       files.push([name, fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.ts`), "utf8")]);
     }
     for (const [name, text] of files)
@@ -105,7 +109,8 @@ describe("i18n", function () {
     const found = [];
     for (const name of NODES) {
       const html = editorHtml(name);
-      const template = /data-template-name="[^"]+">([\s\S]*?)<\/script>/.exec(html)[1];
+      const template = forms[name];
+      assert.match(template, /<input|<select/, `${name}: no form`);
       // Text between tags: only whitespace, entities and nothing a user reads.
       for (const m of template.matchAll(/>([^<]+)</g))
         if (/[A-Za-z]{2,}/.test(m[1].replace(/&[a-z]+;/g, "")))
