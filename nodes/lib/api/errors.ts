@@ -1,10 +1,85 @@
 // The one error type of the package. Everything that can go wrong, from a bad input found before
 // any request to an HTML page where JSON was expected, becomes an EdgeError with a code that the
 // locale catalogs translate, so a Catch node always sees the same fields.
-import catalog from "../../../locales/en-US/edge-account.json";
+//
+// This layer knows the codes, not the words: the sentence for a code comes from the texts the
+// node-red layer sets (node-red/i18n.ts, from the shipped catalog), so that the dependencies run
+// one way, from the nodes through lib to the api, and the catalog stays the one place of the words.
 
-/** Keys of `edge.errors` in the catalogs. */
-export type ErrorCode = keyof (typeof catalog)["edge"]["errors"];
+/** Every code an EdgeError carries: the keys of `edge.errors` in the catalogs (a spec holds them equal). */
+export const ERROR_CODES = [
+  "http",
+  "api",
+  "auth",
+  "not-found",
+  "rate-limited",
+  "timeout",
+  "timeout-uncertain",
+  "refused",
+  "reset",
+  "reset-uncertain",
+  "dns",
+  "tls",
+  "network",
+  "malformed",
+  "aborted",
+  "queue-full",
+  "payload-too-large",
+  "bad-config",
+  "no-account",
+  "device-empty",
+  "device-unknown",
+  "stream-empty",
+  "inbox-empty",
+  "not-object",
+  "empty",
+  "bad-value",
+  "null-value",
+  "bad-json",
+  "integer",
+  "bad-mode",
+  "bad-device",
+  "no-command",
+  "not-plain",
+  "too-deep",
+  "circular",
+  "too-deep-msg",
+  "internal",
+  "dot-name",
+  "bad-text",
+  "deadline",
+  "deadline-uncertain",
+  "too-large",
+  "too-much",
+  "not-api",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorParams = Record<string, string | number>;
+
+/** The sentence for a code and its parameters, or undefined when there is none. */
+export type ErrorTexts = (code: ErrorCode, params: ErrorParams) => string | undefined;
+
+let texts: ErrorTexts = () => undefined;
+
+/**
+ * Sets where EdgeErrors take their sentences from (the node-red layer sets it once, on loading)
+ * and answers the source it replaces.
+ */
+export function setErrorTexts(source: ErrorTexts): ErrorTexts {
+  const before = texts;
+  texts = source;
+  return before;
+}
+
+/** The sentence, or the code and its parameters when no texts are set: never an empty message. */
+function sentence(code: ErrorCode, params: ErrorParams): string {
+  const text = texts(code, params);
+  if (text !== undefined) return text;
+  const values = Object.entries(params).map(([name, value]) => `${name}=${String(value)}`);
+  return values.length ? `${code} (${values.join(", ")})` : code;
+}
 
 export interface ErrorDetails {
   /** HTTP status of the answer, when there was one. */
@@ -23,18 +98,9 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
-const templates: Record<string, string> = catalog.edge.errors;
-
-/** Fills `__name__` placeholders the way Node-RED's i18next set-up does. */
-export function interpolate(template: string, params: Record<string, unknown>): string {
-  return template.replace(/__([a-zA-Z0-9]+)__/g, (whole, name: string) =>
-    name in params ? String(params[name]) : whole,
-  );
-}
-
 export class EdgeError extends Error {
   readonly code: ErrorCode;
-  readonly params: Record<string, string | number>;
+  readonly params: ErrorParams;
   readonly status?: number;
   readonly apiStatus?: number;
   readonly errors: string[];
@@ -43,12 +109,8 @@ export class EdgeError extends Error {
   readonly retryAfterMs?: number;
   readonly mayHaveBeenSent: boolean;
 
-  constructor(
-    code: ErrorCode,
-    params: Record<string, string | number> = {},
-    details: ErrorDetails = {},
-  ) {
-    super(interpolate(templates[code] ?? code, params));
+  constructor(code: ErrorCode, params: ErrorParams = {}, details: ErrorDetails = {}) {
+    super(sentence(code, params));
     // The undici error behind a transport failure is kept for debugging but not as `cause`:
     // Node-RED copies an own `cause` into the Catch node's msg.error, and flows need none of it.
     Object.defineProperty(this, "underlying", { value: details.cause, enumerable: false });

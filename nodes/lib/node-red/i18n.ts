@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NodeAPI } from "node-red";
-import { interpolate } from "../api/errors";
+import { setErrorTexts } from "../api/errors";
 import type { EdgeError } from "../api/errors";
 
 export const MODULE = "@edgewire/node-red-edge-device";
@@ -35,6 +35,22 @@ function lookup(catalog: Record<string, unknown>, key: string): string | undefin
   }
   return typeof value === "string" ? value : undefined;
 }
+
+/** Fills `__name__` placeholders the way Node-RED's i18next set-up does. */
+export function interpolate(template: string, params: Record<string, unknown>): string {
+  return template.replace(/__([a-zA-Z0-9]+)__/g, (whole, name: string) =>
+    name in params ? String(params[name]) : whole,
+  );
+}
+
+// An EdgeError's own message is the shipped English sentence, whatever the runtime's language: it
+// is what logs, the account's pickers and the Test connection answer carry, and the handler puts
+// the sentence in the runtime's language in its place on the way to a flow (errorText below).
+// Every node loads this module, so the texts are set before any node can fail.
+setErrorTexts((code, params) => {
+  const template = lookup(english(SHARED), `edge.errors.${code}`);
+  return template === undefined ? undefined : interpolate(template, params);
+});
 
 export type Translate = (key: string, params?: Record<string, unknown>) => string;
 

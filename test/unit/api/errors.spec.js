@@ -1,15 +1,43 @@
-// nodes/lib/api/errors.ts: the one error type, its sentence from the catalog, and the plain data a
-// flow sees in msg.edgeError.
+// nodes/lib/api/errors.ts: the one error type, its sentence from the texts the node-red layer sets
+// (the catalog's), its codes those of the catalogs, and the plain data a flow sees in
+// msg.edgeError.
 "use strict";
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
 const { lib } = require("../../support/lib");
 
-const { EdgeError, interpolate } = lib("api/errors");
+const { EdgeError, ERROR_CODES, setErrorTexts } = lib("api/errors");
+
+const catalog = (lang) =>
+  JSON.parse(
+    fs.readFileSync(path.join(__dirname, "..", "..", "..", "locales", lang, "edge-account.json")),
+  );
 
 describe("unit: api/errors", function () {
-  it("should fill __name__ placeholders and leave unknown ones", function () {
-    assert.equal(interpolate("a __x__ b __y__", { x: 1 }), "a 1 b __y__");
-    assert.equal(interpolate("no placeholders", { x: 1 }), "no placeholders");
+  it("should have a catalog sentence for every code and a code for every sentence", function () {
+    for (const lang of ["en-US", "de"])
+      assert.deepEqual(
+        Object.keys(catalog(lang).edge.errors).sort(),
+        [...ERROR_CODES].sort(),
+        lang,
+      );
+  });
+
+  it("should take its sentence from the texts set, and say the code and parameters without them", function () {
+    const seen = [];
+    const before = setErrorTexts((code, params) => {
+      seen.push([code, params]);
+      return code === "queue-full" ? `queued ${params.max}` : undefined;
+    });
+    try {
+      assert.equal(new EdgeError("queue-full", { max: 5 }).message, "queued 5");
+      assert.equal(new EdgeError("empty", { what: "Elems" }).message, "empty (what=Elems)");
+      assert.equal(new EdgeError("no-account").message, "no-account");
+      assert.deepEqual(seen[0], ["queue-full", { max: 5 }]);
+    } finally {
+      setErrorTexts(before);
+    }
   });
 
   it("should build its message from the catalog's sentence for the code", function () {

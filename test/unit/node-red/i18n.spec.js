@@ -4,7 +4,7 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { translator, errorText, MODULE } = lib("node-red/i18n");
+const { translator, errorText, interpolate, MODULE } = lib("node-red/i18n");
 const { EdgeError } = lib("api/errors");
 
 /** A runtime whose RED._ answers from `texts` (keyed by full key) and counts its calls. */
@@ -23,6 +23,11 @@ function runtime(texts = {}) {
 }
 
 describe("unit: node-red/i18n", function () {
+  it("should fill __name__ placeholders and leave unknown ones", function () {
+    assert.equal(interpolate("a __x__ b __y__", { x: 1 }), "a 1 b __y__");
+    assert.equal(interpolate("no placeholders", { x: 1 }), "no placeholders");
+  });
+
   it("should read a node's key from its catalog and an edge.* key from the account's", function () {
     const RED = runtime({
       [`${MODULE}/edge-send-command:label.x`]: "Gesendet",
