@@ -1,0 +1,203 @@
+// The pending waits on one inbox, kept so that a marker finds its wait without a look at every
+// wait: in order of creation (all of them, and apart those without a command id, for the rule
+// "the oldest wait created at or before the marker"), and by command id through an index of the
+// ids' strings (docs/api-notes.md, Markers). The ids of ended waits are remembered for a while, so
+// that their late markers go to nobody else.
+import type { Wait, WatchHandle } from "./inbox-poller";
+import { IdIndex } from "./markers";
+import type { Marker } from "./markers";
+
+/** Ids of ended waits remembered, so their late markers go to nobody else. */
+const MAX_ENDED = 10_000;
+/** Id shapes remembered: ids of one server share one, so a few are all there are. */
+const MAX_SHAPES = 100;
+
+/** A string's shape: hex digits, other letters, the rest as is. Ids of one server share one. */
+function shapeOf(s: string): string {
+  return s.replace(/[0-9a-f]/gi, "h").replace(/[g-z]/gi, "a");
+}
+
+/** What a wait's handle calls back: the inbox watch it was added to. */
+export interface EntryOwner {
+  remove(entry: Entry): void;
+  requestFinal(entry: Entry): void;
+}
+
+/** One wait on the inbox, linked into the lists below; the handle its caller holds. */
+export class Entry implements WatchHandle {
+  /** The list of all waits, oldest `since` first. */
+  prev: Entry | undefined;
+  next: Entry | undefined;
+  /** The list of waits without a command id, oldest first. */
+  prevNoId: Entry | undefined;
+  nextNoId: Entry | undefined;
+  /** The next wait with the same command id. */
+  sameId: Entry | undefined;
+  active = true;
+  /** performance.now() of a final read request, or -1. */
+  finalAfter = -1;
+  finalTries = 0;
+
+  constructor(
+    readonly owner: EntryOwner,
+    readonly wait: Wait,
+  ) {}
+
+  stop(): void {
+    this.owner.remove(this);
+  }
+
+  finalRead(): void {
+    this.owner.requestFinal(this);
+  }
+}
+
+/** The pending waits of one inbox, by creation and by command id. */
+export class InboxWaits {
+  private head: Entry | undefined;
+  private tail: Entry | undefined;
+  private headNoId: Entry | undefined;
+  private tailNoId: Entry | undefined;
+  private size = 0;
+  private readonly byId = new IdIndex<Entry>();
+  private readonly ended = new IdIndex<number>();
+  private readonly lengths = new Set<number>();
+  private readonly shapes = new Set<string>();
+  private readonly intervals = new Map<number, number>();
+
+  get count(): number {
+    return this.size;
+  }
+
+  /** The oldest pending wait: the list of all goes on through `next`. */
+  get oldest(): Entry | undefined {
+    return this.head;
+  }
+
+  /** The oldest pending wait without a command id. */
+  get oldestWithoutId(): Entry | undefined {
+    return this.headNoId;
+  }
+
+  /** The lengths of the command ids of the waits so far: the substrings markers are indexed by. */
+  get idLengths(): ReadonlySet<number> {
+    return this.lengths;
+  }
+
+  add(entry: Entry): void {
+    this.insert(entry);
+    const wait = entry.wait;
+    this.intervals.set(wait.intervalMs, (this.intervals.get(wait.intervalMs) ?? 0) + 1);
+    const id = wait.commandId;
+    if (id === undefined || id === "") return;
+    this.lengths.add(id.length);
+    if (this.shapes.size < MAX_SHAPES) this.shapes.add(shapeOf(id));
+    const first = this.byId.get(id);
+    if (first) {
+      let last = first;
+      while (last.sameId) last = last.sameId;
+      last.sameId = entry;
+    } else this.byId.set(id, entry);
+  }
+
+  remove(entry: Entry): void {
+    this.unlink(entry);
+    const n = (this.intervals.get(entry.wait.intervalMs) ?? 1) - 1;
+    if (n === 0) this.intervals.delete(entry.wait.intervalMs);
+    else this.intervals.set(entry.wait.intervalMs, n);
+    const id = entry.wait.commandId;
+    if (id === undefined || id === "") return;
+    const first = this.byId.get(id);
+    if (first === entry) {
+      if (entry.sameId) this.byId.set(id, entry.sameId);
+      else {
+        this.byId.delete(id);
+        this.ended.set(id, Date.now());
+        if (this.ended.size > MAX_ENDED) {
+          for (const oldest of this.ended.keys()) {
+            this.ended.delete(oldest);
+            break;
+          }
+        }
+      }
+    } else {
+      for (let e = first; e; e = e.sameId) {
+        if (e.sameId === entry) {
+          e.sameId = entry.sameId;
+          break;
+        }
+      }
+    }
+  }
+
+  /** The first pending wait whose command id the marker holds. */
+  withIdOf(marker: Marker): Entry | undefined {
+    return this.byId.find(marker.strings);
+  }
+
+  /** True when the marker holds the command id of a wait that has ended. */
+  endedIdOf(marker: Marker): boolean {
+    return this.ended.find(marker.strings) !== undefined;
+  }
+
+  /** True when one of the marker's strings is shaped like the waits' command ids. */
+  hasIdShaped(marker: Marker): boolean {
+    return this.shapes.size > 0 && marker.strings.some((s) => this.shapes.has(shapeOf(s)));
+  }
+
+  /** The shortest interval a wait asked for, 1 s without a wait. */
+  interval(): number {
+    let ms = Infinity;
+    for (const i of this.intervals.keys()) ms = Math.min(ms, i);
+    return ms === Infinity ? 1000 : ms;
+  }
+
+  /** Forgets the ids of waits that ended before `cutoff` (Date.now() time). */
+  forgetEnded(cutoff: number): void {
+    for (const id of [...this.ended.keys()]) {
+      const at = this.ended.get(id);
+      if (at !== undefined && at < cutoff) this.ended.delete(id);
+    }
+  }
+
+  private insert(entry: Entry): void {
+    this.size++;
+    const since = entry.wait.since;
+    // Waits mostly start in the order of their commands: walk back from the newest, unless the
+    // wait is older than all (commands replayed newest first).
+    let after = this.head && since < this.head.wait.since ? undefined : this.tail;
+    while (after && after.wait.since > since) after = after.prev;
+    entry.prev = after;
+    entry.next = after ? after.next : this.head;
+    if (entry.next) entry.next.prev = entry;
+    else this.tail = entry;
+    if (after) after.next = entry;
+    else this.head = entry;
+    if (entry.wait.commandId === undefined) {
+      let a = this.headNoId && since < this.headNoId.wait.since ? undefined : this.tailNoId;
+      while (a && a.wait.since > since) a = a.prevNoId;
+      entry.prevNoId = a;
+      entry.nextNoId = a ? a.nextNoId : this.headNoId;
+      if (entry.nextNoId) entry.nextNoId.prevNoId = entry;
+      else this.tailNoId = entry;
+      if (a) a.nextNoId = entry;
+      else this.headNoId = entry;
+    }
+  }
+
+  private unlink(entry: Entry): void {
+    this.size--;
+    if (entry.prev) entry.prev.next = entry.next;
+    else this.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = entry.next = undefined;
+    if (entry.wait.commandId === undefined) {
+      if (entry.prevNoId) entry.prevNoId.nextNoId = entry.nextNoId;
+      else this.headNoId = entry.nextNoId;
+      if (entry.nextNoId) entry.nextNoId.prevNoId = entry.prevNoId;
+      else this.tailNoId = entry.prevNoId;
+      entry.prevNoId = entry.nextNoId = undefined;
+    }
+  }
+}

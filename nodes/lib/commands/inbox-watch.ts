@@ -1,0 +1,360 @@
+// The polling of one inbox, for every wait on it through one account. Each poll reads the newest
+// events, page after page, until it reaches what the previous polls read (or events older than
+// every pending wait), so no marker is skipped however many arrive between two polls, as long as
+// the server still holds them: past the stream's capacity the server has dropped the oldest, and
+// the watch reports an overrun. A poll that fails leaves everything as it was; the next one reads
+// the same events again.
+//
+// Which wait a marker belongs to (docs/api-notes.md, Markers): the wait whose command id is, or
+// is contained in, one of the marker's strings (keys or values, any depth), found through the
+// waits' index by command id, so the cost does not grow with the number of waits. A marker that
+// names an id, but of no pending wait, belongs to none of them: it waits, unclaimed, for a wait
+// that may start a moment later, or for the oldest wait without a command id created at or before
+// it. A marker that names no id at all belongs to the oldest wait created at or before it. Every
+// marker goes to exactly one wait.
+import type { CallOptions, EdgeClient } from "../api/client";
+import type { EdgeError } from "../api/errors";
+import type { DeviceEvent } from "../api/types";
+import type { InboxObserver, InboxRef, Wait } from "./inbox-poller";
+import { Entry, InboxWaits } from "./inbox-waits";
+import type { EntryOwner } from "./inbox-waits";
+import { markerOf, namesSomeId } from "./markers";
+import type { Marker } from "./markers";
+import { UnclaimedMarkers } from "./unclaimed-markers";
+
+const FIRST_PAGE = 100;
+const NEXT_PAGE = 500;
+/** The largest capacity the service allowed a stream: no poll reads more than this. */
+const MAX_EVENTS_PER_POLL = 100_000;
+/** Unclaimed markers, the ids of events read and of ended waits are kept this long. */
+const RETAIN_MS = 10 * 60_000;
+/** A final read that fails this many times gives up. */
+const FINAL_TRIES = 3;
+
+/** Refusals that another try will not change. Anything else (5xx, 429, resets, timeouts, answers
+ * that are not the API's, a full queue) passes. */
+function isLasting(err: EdgeError): boolean {
+  return (
+    err.code === "auth" ||
+    err.code === "not-found" ||
+    err.code === "bad-config" ||
+    err.status === 401 ||
+    err.status === 403 ||
+    err.status === 404 ||
+    err.status === 410
+  );
+}
+
+function dateOf(e: DeviceEvent): number {
+  return typeof e.creationDate === "number" && Number.isFinite(e.creationDate)
+    ? e.creationDate
+    : Date.now();
+}
+
+export class InboxWatch implements EntryOwner {
+  private readonly waits = new InboxWaits();
+  private readonly unclaimed = new UnclaimedMarkers();
+  /** Ids of events read, with their creation date and when they were read. */
+  private readonly seen = new Map<string, { d: number; r: number }>();
+  /** Events created before this were forgotten: never read again. */
+  private horizon = -Infinity;
+  /** Every event created since this was read (as far as the server still held it). */
+  private coveredFrom = Infinity;
+  private newestRead = -Infinity;
+  private lastPrune = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private linger: NodeJS.Timeout | undefined;
+  private polling = false;
+  private pollAgain = false;
+  private lastStart = -Infinity;
+  private retryAfterMs = 0;
+  private failing: EdgeError | undefined;
+  private controller: AbortController | undefined;
+  private finals = 0;
+  private closed = false;
+
+  constructor(
+    private readonly client: EdgeClient,
+    private readonly inbox: InboxRef,
+    private readonly onIdle: () => void,
+  ) {}
+
+  get waiting(): number {
+    return this.waits.count;
+  }
+
+  add(wait: Wait): Entry {
+    const entry = new Entry(this, wait);
+    clearTimeout(this.linger);
+    this.linger = undefined;
+    const id = wait.commandId;
+    // Markers read before are indexed anew by the substrings of an id length not seen so far.
+    if (id !== undefined && id !== "" && !this.waits.idLengths.has(id.length))
+      this.unclaimed.indexLength(id.length);
+    this.waits.add(entry);
+    this.claim(entry);
+    if (entry.active) this.schedule();
+    return entry;
+  }
+
+  remove(entry: Entry): void {
+    if (!entry.active) return;
+    entry.active = false;
+    if (entry.finalAfter >= 0) this.finals--;
+    this.waits.remove(entry);
+    if (this.waits.count === 0) this.idle();
+  }
+
+  requestFinal(entry: Entry): void {
+    if (!entry.active) return;
+    if (entry.finalAfter < 0) this.finals++;
+    entry.finalAfter = performance.now();
+    entry.finalTries = 0;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    void this.poll();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.linger);
+    this.timer = undefined;
+    this.controller?.abort();
+  }
+
+  /** No wait left: stop polling, but keep what was read for a while (a wait may start soon). */
+  private idle(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.controller?.abort();
+    this.failing = undefined;
+    this.linger = setTimeout(() => {
+      if (this.waits.count === 0) this.onIdle();
+    }, RETAIN_MS);
+    this.linger.unref();
+  }
+
+  /** A new wait takes the unclaimed markers that are its own, by the rules of a live marker. */
+  private claim(entry: Entry): void {
+    if (this.unclaimed.size === 0) return;
+    const id = entry.wait.commandId;
+    if (id !== undefined && id !== "") {
+      for (const item of this.unclaimed.withId(id)) {
+        if (!entry.active) return;
+        this.unclaimed.drop(item);
+        this.hand(entry, item.marker);
+      }
+    }
+    // Unclaimed markers without a known id had no wait created at or before them; this one is.
+    for (const item of this.unclaimed.since(entry.wait.since, id === undefined)) {
+      if (!entry.active) return;
+      this.unclaimed.drop(item);
+      this.hand(entry, item.marker);
+    }
+  }
+
+  private hand(entry: Entry, marker: Marker): void {
+    entry.wait.onMarker(marker.event, marker.name);
+  }
+
+  private dispatch(marker: Marker, date: number, now: number): void {
+    const byId = this.waits.withIdOf(marker);
+    if (byId) {
+      this.hand(byId, marker);
+      return;
+    }
+    // A late marker of a wait that has ended belongs to nobody else.
+    if (this.waits.endedIdOf(marker)) return;
+    const named = namesSomeId(marker) || this.waits.hasIdShaped(marker);
+    const oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
+    if (oldest && oldest.wait.since <= date) {
+      this.hand(oldest, marker);
+      return;
+    }
+    this.unclaimed.add(
+      { marker, date, readAt: now, named, claimed: false, lengths: new Set() },
+      this.waits.idLengths,
+    );
+  }
+
+  private schedule(): void {
+    if (this.closed || this.polling || this.waits.count === 0) return;
+    if (this.pollAgain || this.finals > 0) {
+      // A final read waits for nothing but the rate limiter.
+      const due = this.finalDue();
+      if (due) {
+        this.pollAgain = false;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.poll(), 0);
+        return;
+      }
+    }
+    if (this.timer !== undefined) return;
+    // Polls keep their cadence from the start of the previous one.
+    const wait = Math.max(
+      0,
+      this.lastStart + this.waits.interval() - performance.now(),
+      this.retryAfterMs,
+    );
+    this.retryAfterMs = 0;
+    this.timer = setTimeout(() => void this.poll(), wait);
+  }
+
+  /**
+   * True when a final read was asked for after the last poll started: it is made at once. One
+   * that the last poll failed to make waits for the next interval, like any poll after a failure.
+   */
+  private finalDue(): boolean {
+    if (this.finals === 0) return false;
+    for (let e = this.waits.oldest; e; e = e.next) if (e.finalAfter > this.lastStart) return true;
+    return false;
+  }
+
+  private fetch(start: number, limit: number, signal: AbortSignal): Promise<DeviceEvent[]> {
+    const page = { limit, start };
+    // The poll is the retry: a failed one leaves the waits and the next comes an interval later.
+    const call: CallOptions = { signal, lane: "poll", retries: 0 };
+    return this.inbox.streamId !== undefined
+      ? this.client.listEvents(this.inbox.streamId, page, call)
+      : this.client.listEventsByPath(this.inbox.path ?? "", page, call);
+  }
+
+  private async poll(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.closed || this.polling || this.waits.count === 0) return;
+    this.polling = true;
+    const started = performance.now();
+    this.lastStart = started;
+    const controller = new AbortController();
+    this.controller = controller;
+    const oldest = this.waits.oldest;
+    const need = Math.max(oldest ? oldest.wait.since : Infinity, this.horizon);
+    const deep = this.coveredFrom > need;
+    try {
+      const fresh: DeviceEvent[] = [];
+      const inPoll = new Set<string>();
+      let start = 0;
+      let limit = FIRST_PAGE;
+      let reachedOld = false;
+      let reachedPrevious = false;
+      let end = false;
+      for (;;) {
+        const events = await this.fetch(start, limit, controller.signal);
+        for (const e of events) {
+          if (typeof e.id !== "string") continue;
+          if (dateOf(e) < need) reachedOld = true;
+          else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
+          else if (!inPoll.has(e.id)) {
+            inPoll.add(e.id);
+            fresh.push(e);
+          }
+        }
+        start += events.length;
+        if (events.length < limit) end = true;
+        if (end || reachedOld || reachedPrevious || start >= MAX_EVENTS_PER_POLL) break;
+        limit = NEXT_PAGE;
+      }
+      if (controller.signal.aborted) return;
+      const now = Date.now();
+      const overrun =
+        !reachedOld && !reachedPrevious && (!end || (!deep && this.newestRead >= need));
+      // Newest first on the wire; markers are handed out in the order they happened.
+      fresh.reverse();
+      fresh.sort((a, b) => dateOf(a) - dateOf(b));
+      for (const e of fresh) {
+        const d = dateOf(e);
+        this.seen.set(e.id, { d, r: now });
+        if (d > this.newestRead) this.newestRead = d;
+      }
+      if (reachedOld || end) this.coveredFrom = Math.min(this.coveredFrom, need);
+      for (const e of fresh) {
+        const marker = markerOf(e);
+        if (marker) this.dispatch(marker, dateOf(e), now);
+      }
+      if (this.failing) {
+        this.failing = undefined;
+        this.tell((o) => {
+          o.onReadState(undefined);
+        });
+      }
+      if (overrun) {
+        this.tell((o) => {
+          o.onOverrun();
+        });
+      }
+      this.finishFinals(started, undefined);
+      this.prune(now, need);
+    } catch (caught) {
+      if (controller.signal.aborted || this.isClosed()) return;
+      const err = caught as EdgeError;
+      if (isLasting(err)) {
+        for (let e = this.waits.oldest; e;) {
+          const next = e.next;
+          e.wait.onError(err);
+          e = next;
+        }
+        return;
+      }
+      this.failing = err;
+      this.retryAfterMs = err.retryAfterMs ?? 0;
+      this.tell((o) => {
+        o.onReadState(err);
+      });
+      this.finishFinals(started, err);
+    } finally {
+      if (this.controller === controller) this.controller = undefined;
+      this.polling = false;
+      this.schedule();
+    }
+  }
+
+  /** Final reads asked for before this poll started are answered by it. */
+  private finishFinals(started: number, err: EdgeError | undefined): void {
+    if (this.finals === 0) return;
+    const done: Entry[] = [];
+    for (let e = this.waits.oldest; e; e = e.next) {
+      if (e.finalAfter < 0 || e.finalAfter > started) continue;
+      if (err && ++e.finalTries < FINAL_TRIES) continue;
+      done.push(e);
+    }
+    for (const e of done) if (e.active) e.wait.onFinalRead(err);
+  }
+
+  /** Each observer once, however many of its waits are here. */
+  private tell(fn: (o: InboxObserver) => void): void {
+    const told = new Set<InboxObserver>();
+    for (let e = this.waits.oldest; e; e = e.next) {
+      const o = e.wait.observer;
+      if (o && !told.has(o)) {
+        told.add(o);
+        fn(o);
+      }
+    }
+  }
+
+  /** Forgets, at most once a minute, what is old and needed by no pending wait. */
+  private prune(now: number, need: number): void {
+    if (now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    this.unclaimed.expire(now - RETAIN_MS);
+    for (const [id, { d, r }] of this.seen) {
+      if (now - r < RETAIN_MS) continue;
+      if (d < need) {
+        this.seen.delete(id);
+        if (d > this.horizon) this.horizon = d;
+      }
+    }
+    this.waits.forgetEnded(now - RETAIN_MS);
+  }
+
+  /** Read through a method: the poll awaits, and close() may run in between. */
+  private isClosed(): boolean {
+    return this.closed;
+  }
+}
