@@ -4,56 +4,22 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
-const {
-  load,
-  account,
-  next,
-  statuses,
-  helper,
-  CORE,
-  withRedAndSimulator,
-} = require("../support/red");
+const { next, statuses, withRedAndSimulator } = require("../support/red");
+const { startNode } = require("../support/flow");
+const { SEED } = require("../support/seed");
 
-const LCD = "d5f3c1a2b0000000000000001";
+/** The node that sends: it reads the lcd-board, by its id. */
+const READER = { type: "edge-device-state", device: SEED.lcd.id, mode: "get" };
 
+/** The reader as n1 and a list node n2 that never sends anything, on one account. */
 async function start(sim, accountProps = {}) {
-  const acc = account(sim, { z: "tab", retries: 0, ...accountProps });
-  const flow = [
-    { id: "tab", type: "tab" },
-    acc.node,
-    {
-      id: "n1",
-      z: "tab",
-      type: "edge-device-state",
-      account: "acc",
-      device: LCD,
-      mode: "get",
-      wires: [["out"]],
-    },
+  const { n1, out, caught, get } = await startNode(sim, READER, {
+    account: { retries: 0, ...accountProps },
     // Never sent anything: it shows the account's state all the same.
-    {
-      id: "n2",
-      z: "tab",
-      type: "edge-list-events",
-      account: "acc",
-      stream: "/demo/telemetry",
-      wires: [[]],
-    },
-    { id: "out", z: "tab", type: "helper" },
-    { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-    { id: "caught", z: "tab", type: "helper" },
-  ];
-  await load(flow, acc.credentials, [CORE.catch]);
-  const n1 = helper.getNode("n1");
-  const n2 = helper.getNode("n2");
-  return {
-    n1,
-    n2,
-    shown1: statuses(n1),
-    shown2: statuses(n2),
-    out: helper.getNode("out"),
-    caught: helper.getNode("caught"),
-  };
+    extraNodes: [{ id: "n2", type: "edge-list-events", stream: "/demo/telemetry", wires: [[]] }],
+  });
+  const n2 = get("n2");
+  return { n1, n2, shown1: statuses(n1), shown2: statuses(n2), out, caught };
 }
 
 describe("account health on the nodes of an account", function () {
@@ -112,40 +78,21 @@ describe("account health on the nodes of an account", function () {
   });
 
   it("shows the account's failed authentication on a watch node, then its own status again", async function () {
-    const acc = account(env.sim, { z: "tab", retries: 0 });
-    await load(
-      [
-        { id: "tab", type: "tab" },
-        acc.node,
-        {
-          id: "n1",
-          z: "tab",
-          type: "edge-device-state",
-          account: "acc",
-          device: LCD,
-          mode: "get",
-          wires: [["out"]],
-        },
-        // One read at start, then none for a day: only n1's requests change the account's health.
+    const { n1, out, caught, get } = await startNode(env.sim, READER, {
+      account: { retries: 0 },
+      // One read at start, then none for a day: only n1's requests change the account's health.
+      extraNodes: [
         {
           id: "w1",
-          z: "tab",
           type: "edge-watch-events",
-          account: "acc",
           stream: "/demo/telemetry",
           interval: "86400000",
           start: "new",
           wires: [[]],
         },
-        { id: "out", z: "tab", type: "helper" },
-        { id: "c1", z: "tab", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-        { id: "caught", z: "tab", type: "helper" },
       ],
-      acc.credentials,
-      [CORE.catch],
-    );
-    const n1 = helper.getNode("n1");
-    const shown = statuses(helper.getNode("w1"));
+    });
+    const shown = statuses(get("w1"));
     await waitFor(
       () => shown.some((s) => s.fill === "green" && s.shape === "ring" && s !== shown[0]),
       {
@@ -156,10 +103,10 @@ describe("account health on the nodes of an account", function () {
     const own = shown.at(-1);
     await control(env.sim, "POST", "/faults", { path: "/device", status: 401, count: 1 });
     n1.receive({ payload: 1 });
-    await next(helper.getNode("caught"));
+    await next(caught);
     assert.deepEqual(shown.at(-1), { fill: "red", shape: "ring", text: "401 unauthorized" });
     n1.receive({ payload: 2 });
-    await next(helper.getNode("out"));
+    await next(out);
     await waitFor(() => JSON.stringify(shown.at(-1)) === JSON.stringify(own), {
       what: "the watch's own status again",
     });

@@ -2,7 +2,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { load, account, helper, withRedAndSimulator } = require("../support/red");
-const { startNodeRed } = require("../support/node-red-process");
+const { startNodeRed, adminAuth, login } = require("../support/node-red-process");
 const { capture } = require("../support/capture");
 
 describe("edge-account", function () {
@@ -137,18 +137,7 @@ describe("edge-account", function () {
     before(async function () {
       this.timeout(40000);
       red = await startNodeRed({
-        settings: {
-          adminAuth: {
-            type: "credentials",
-            users: [
-              {
-                username: "admin",
-                password: require("bcryptjs").hashSync("password", 8),
-                permissions: "*",
-              },
-            ],
-          },
-        },
+        settings: adminAuth([{ username: "admin", password: "password", permissions: "*" }]),
       });
     });
     after(async function () {
@@ -165,19 +154,7 @@ describe("edge-account", function () {
     });
 
     it("answers Test connection to a logged-in caller", async function () {
-      const login = await fetch(`${red.url}/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          client_id: "node-red-admin",
-          grant_type: "password",
-          scope: "*",
-          username: "admin",
-          password: "password",
-        }),
-      });
-      assert.equal(login.status, 200);
-      const { access_token: bearer } = await login.json();
+      const bearer = await login(red, "admin", "password");
       const res = await fetch(`${red.url}/edge-account/test`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },

@@ -4,43 +4,14 @@
 // small collector in this process, as a user's flow would forward it.
 "use strict";
 const assert = require("node:assert/strict");
-const fs = require("node:fs");
-const http = require("node:http");
-const { startSim, control, waitFor, sleep } = require("../support/simulator");
-const { startNodeRed, makeUserDir } = require("../support/node-red-process");
+const { control, waitFor, sleep } = require("../support/simulator");
+const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
 
 const WAIT = 30000;
 const INBOX_GETS = "GET /v5.0/demo/event";
 
-/** Records what the flow posts to /out (the await node's outputs) and /error (Catch). */
-function collector() {
-  const got = { out: [], error: [] };
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      (req.url === "/out" ? got.out : got.error).push(JSON.parse(body));
-      res.end("ok");
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ got, server, url: `http://127.0.0.1:${server.address().port}` }),
-    ),
-  );
-}
-
+/** An inject, a send and an await node; each output reported to /out, each caught error to /error. */
 function flows(sim, sink, { store, timeout }) {
-  const post = (id, path) => ({
-    id,
-    type: "http request",
-    z: "t1",
-    method: "POST",
-    ret: "txt",
-    paytoqs: "ignore",
-    url: `${sink.url}${path}`,
-    wires: [[]],
-  });
   const report = (id, output) => ({
     id,
     type: "function",
@@ -53,14 +24,7 @@ function flows(sim, sink, { store, timeout }) {
   });
   return [
     { id: "t1", type: "tab", label: "restart" },
-    {
-      id: "acc",
-      type: "edge-account",
-      name: "sim",
-      baseUrl: sim.url,
-      company: sim.company,
-      credentials: { user: sim.user, token: sim.token },
-    },
+    accountNode(sim),
     {
       id: "i1",
       type: "inject",
@@ -98,7 +62,7 @@ function flows(sim, sink, { store, timeout }) {
     report("r0", 0),
     report("r1", 1),
     report("r2", 2),
-    post("p1", "/out"),
+    postNode("p1", "t1", `${sink.url}/out`),
     { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
     {
       id: "f9",
@@ -108,17 +72,8 @@ function flows(sim, sink, { store, timeout }) {
       outputs: 1,
       wires: [["p9"]],
     },
-    post("p9", "/error"),
+    postNode("p9", "t1", `${sink.url}/error`),
   ];
-}
-
-async function deploy(red, nodes) {
-  const res = await fetch(`${red.url}/flows`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "node-red-deployment-type": "full" },
-    body: JSON.stringify(nodes),
-  });
-  assert.ok(res.ok, `deploy: HTTP ${res.status} ${await res.text()}`);
 }
 
 /** Presses the inject button; a deploy answers before its flows have started, so retry a 404. */
@@ -129,42 +84,27 @@ async function inject(red) {
   );
 }
 
-const SETTINGS = {
-  contextStorage: {
-    default: { module: "memory" },
-    file: { module: "localfilesystem" },
-  },
-};
-
 describe("edge-await-command across a redeploy and a restart", function () {
   this.timeout(180000);
+  const env = withRestarts("/out", "/error");
   let sim;
   let sink;
-  let red;
-  let userDir;
+  let posted;
 
   beforeEach(async function () {
-    sim = await startSim();
-    sink = await collector();
-    userDir = makeUserDir();
+    ({ sim, sink } = env);
+    posted = sink.got["/out"];
     await control(sim, "PUT", "/devices/lcd-board/online", { online: false });
   });
 
-  afterEach(async function () {
-    await red?.stop();
-    red = undefined;
-    await sim?.close();
-    sink?.server.closeAllConnections();
-    await new Promise((resolve) => (sink ? sink.server.close(resolve) : resolve()));
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
-  });
+  const deploy = (nodes) => deployFlows(env.red.url, nodes);
 
   const commandsSent = async () =>
     (await control(sim, "GET", "/devices/lcd-board")).json.streams.command.count;
 
   /** Sends the command and waits until its wait has read the inbox at least once. */
   async function sendAndWait() {
-    await inject(red);
+    await inject(env.red);
     await waitFor(async () => (await commandsSent()) === 1, {
       timeoutMs: WAIT,
       what: "the command",
@@ -177,66 +117,64 @@ describe("edge-await-command across a redeploy and a restart", function () {
   }
 
   const outputs = (n) =>
-    waitFor(() => sink.got.out.length >= n, {
+    waitFor(() => posted.length >= n, {
       timeoutMs: WAIT,
       intervalMs: 50,
-      what: `${n} outputs (got ${JSON.stringify(sink.got.out)}, errors ${JSON.stringify(sink.got.error)})`,
+      what: `${n} outputs (got ${JSON.stringify(posted)}, errors ${JSON.stringify(sink.got["/error"])})`,
     });
 
   it("delivers the result once, with msg.restored, after Node-RED is restarted between the command and its markers", async function () {
-    red = await startNodeRed({ userDir, settings: SETTINGS });
-    await deploy(red, flows(sim, sink, { store: "file", timeout: 60000 }));
+    await env.startRed();
+    await deploy(flows(sim, sink, { store: "file", timeout: 60000 }));
     await sendAndWait();
-    await red.stop();
-    red = undefined;
-    assert.deepEqual(sink.got.out, []);
-    red = await startNodeRed({ userDir, settings: SETTINGS });
+    await env.stopRed();
+    assert.deepEqual(posted, []);
+    await env.startRed();
     // The device runs the command only now, while the restarted Node-RED waits.
     await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
     await outputs(1);
-    const [out] = sink.got.out;
+    const [out] = posted;
     assert.equal(out.output, 0);
     assert.equal(out.restored, true);
     assert.equal(out.keep, "kept");
     assert.equal(out.markers, 2);
     await sleep(1500);
-    assert.equal(sink.got.out.length, 1, JSON.stringify(sink.got.out));
-    assert.deepEqual(sink.got.error, []);
+    assert.equal(posted.length, 1, JSON.stringify(posted));
+    assert.deepEqual(sink.got["/error"], []);
     assert.equal(await commandsSent(), 1, "the command was sent again");
   });
 
   it("gives one timed out, with msg.restored, for a deadline that passed while Node-RED was down", async function () {
-    red = await startNodeRed({ userDir, settings: SETTINGS });
-    await deploy(red, flows(sim, sink, { store: "file", timeout: 3000 }));
+    await env.startRed();
+    await deploy(flows(sim, sink, { store: "file", timeout: 3000 }));
     await sendAndWait();
-    await red.stop();
-    red = undefined;
-    assert.deepEqual(sink.got.out, []);
+    await env.stopRed();
+    assert.deepEqual(posted, []);
     await sleep(3500);
-    red = await startNodeRed({ userDir, settings: SETTINGS });
+    await env.startRed();
     await outputs(1);
-    const [out] = sink.got.out;
+    const [out] = posted;
     assert.equal(out.output, 2);
     assert.equal(out.restored, true);
     assert.equal(out.timedOut.timeout, 3000);
     await sleep(1500);
-    assert.equal(sink.got.out.length, 1, JSON.stringify(sink.got.out));
+    assert.equal(posted.length, 1, JSON.stringify(posted));
     assert.equal(await commandsSent(), 1);
   });
 
   it("resumes the wait after a full redeploy with Node-RED's default store", async function () {
-    red = await startNodeRed({ userDir, settings: SETTINGS });
+    await env.startRed();
     const nodes = flows(sim, sink, { store: "", timeout: 60000 });
-    await deploy(red, nodes);
+    await deploy(nodes);
     await sendAndWait();
-    await deploy(red, nodes);
+    await deploy(nodes);
     await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
     await outputs(1);
-    const [out] = sink.got.out;
+    const [out] = posted;
     assert.equal(out.output, 0);
     assert.equal(out.restored, true);
     await sleep(1500);
-    assert.equal(sink.got.out.length, 1, JSON.stringify(sink.got.out));
+    assert.equal(posted.length, 1, JSON.stringify(posted));
     assert.equal(await commandsSent(), 1);
   });
 });

@@ -4,48 +4,16 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control } = require("../support/simulator");
-const {
-  load,
-  account,
-  collect,
-  helper,
-  CORE,
-  withRedAndSimulator,
-  caughtCode,
-} = require("../support/red");
+const { collect, helper, withRedAndSimulator, caughtCode } = require("../support/red");
+const { startNode, sendCommand } = require("../support/flow");
 
 const { hooks } = require("@node-red/util");
 
-async function start(sim, accountProps) {
-  const acc = account(sim, { z: "tab", rate: "0", ...accountProps });
-  await load(
-    [
-      { id: "tab", type: "tab" },
-      acc.node,
-      {
-        id: "n1",
-        z: "tab",
-        type: "edge-send-command",
-        account: "acc",
-        target: "device",
-        device: "lcd-board",
-        stream: "",
-        elems: "",
-        ttl: "",
-        wires: [["out"]],
-      },
-      { id: "out", z: "tab", type: "helper" },
-      { id: "c1", z: "tab", type: "catch", scope: ["n1"], uncaught: false, wires: [["caught"]] },
-      { id: "caught", z: "tab", type: "helper" },
-    ],
-    acc.credentials,
-    [CORE.catch],
-  );
-  return {
-    n1: helper.getNode("n1"),
-    out: helper.getNode("out"),
-    caught: helper.getNode("caught"),
-  };
+/** An edge-send-command n1 to the lcd-board on an account without a rate limit. */
+function start(sim, accountProps) {
+  return startNode(sim, sendCommand("n1", { stream: "" }), {
+    account: { rate: "0", ...accountProps },
+  });
 }
 
 /** A message whose payload records, in `touched`, that its work started. */

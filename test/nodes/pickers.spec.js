@@ -6,7 +6,7 @@ const assert = require("node:assert/strict");
 const { startSim, api } = require("../support/simulator");
 const { load, account, helper } = require("../support/red");
 const { startRestricted } = require("../support/restricted-server");
-const { startNodeRed } = require("../support/node-red-process");
+const { startNodeRed, adminAuth, login } = require("../support/node-red-process");
 const { unload } = require("../support/red");
 
 const SEED = require("../../simulator/seed.json");
@@ -203,14 +203,8 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
   let sim;
   before(async function () {
     sim = await startSim();
-    const hash = require("bcryptjs").hashSync("password", 8);
     red = await startNodeRed({
-      settings: {
-        adminAuth: {
-          type: "credentials",
-          users: [{ username: "viewer", password: hash, permissions: "read" }],
-        },
-      },
+      settings: adminAuth([{ username: "viewer", password: "password", permissions: "read" }]),
     });
   });
   after(async function () {
@@ -235,19 +229,7 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
   });
 
   it("answers a caller with read permission (edge-account.read)", async function () {
-    const login = await fetch(`${red.url}/auth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        client_id: "node-red-admin",
-        grant_type: "password",
-        scope: "read",
-        username: "viewer",
-        password: "password",
-      }),
-    });
-    assert.equal(login.status, 200);
-    const { access_token: bearer } = await login.json();
+    const bearer = await login(red, "viewer", "password", "read");
     const res = await fetch(`${red.url}/edge-account/directory`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },

@@ -5,53 +5,16 @@
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
-const http = require("node:http");
-const { startSim, control, waitFor, sleep } = require("../support/simulator");
-const { startNodeRed, makeUserDir } = require("../support/node-red-process");
+const { control, waitFor, sleep } = require("../support/simulator");
+const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
 
 const WAIT = 30000;
 
-/** Records what the flow posts: events at /event, statuses at /status. */
-function collector() {
-  const got = { events: [], statuses: [] };
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const value = JSON.parse(body);
-      if (req.url === "/event") got.events.push(value);
-      else got.statuses.push(value);
-      res.end("ok");
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ got, server, url: `http://127.0.0.1:${server.address().port}` }),
-    ),
-  );
-}
-
+/** A watch node; each event it sends reported to /event, each status it shows to /status. */
 function flows(sim, stream, sink) {
-  const post = (id, path) => ({
-    id,
-    type: "http request",
-    z: "t1",
-    method: "POST",
-    ret: "txt",
-    paytoqs: "ignore",
-    url: `${sink.url}${path}`,
-    wires: [[]],
-  });
   return [
     { id: "t1", type: "tab", label: "restart" },
-    {
-      id: "acc",
-      type: "edge-account",
-      name: "sim",
-      baseUrl: sim.url,
-      company: sim.company,
-      credentials: { user: sim.user, token: sim.token },
-    },
+    accountNode(sim),
     {
       id: "w1",
       type: "edge-watch-events",
@@ -73,7 +36,7 @@ function flows(sim, stream, sink) {
       outputs: 1,
       wires: [["p1"]],
     },
-    post("p1", "/event"),
+    postNode("p1", "t1", `${sink.url}/event`),
     { id: "s1", type: "status", z: "t1", scope: ["w1"], wires: [["f2"]] },
     {
       id: "f2",
@@ -83,59 +46,36 @@ function flows(sim, stream, sink) {
       outputs: 1,
       wires: [["p2"]],
     },
-    post("p2", "/status"),
+    postNode("p2", "t1", `${sink.url}/status`),
   ];
 }
 
-async function deploy(red, nodes, type = "full") {
-  const res = await fetch(`${red.url}/flows`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "node-red-deployment-type": type },
-    body: JSON.stringify(nodes),
-  });
-  assert.ok(res.ok, `deploy: HTTP ${res.status} ${await res.text()}`);
-}
-
-const SETTINGS = {
-  contextStorage: {
-    default: { module: "memory" },
-    file: { module: "localfilesystem" },
-  },
-};
-
 describe("edge-watch-events resume across Node-RED restarts", function () {
   this.timeout(180000);
+  const env = withRestarts("/event", "/status");
   let sim;
   let sink;
-  let red;
-  let userDir;
+  let events;
+  let statuses;
 
-  before(async function () {
-    sim = await startSim();
-    sink = await collector();
-    userDir = makeUserDir();
-  });
-
-  after(async function () {
-    await red?.stop();
-    await sim?.close();
-    sink?.server.closeAllConnections();
-    await new Promise((resolve) => (sink ? sink.server.close(resolve) : resolve()));
-    if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+  beforeEach(function () {
+    ({ sim, sink } = env);
+    events = sink.got["/event"];
+    statuses = sink.got["/status"];
   });
 
   const watching = (n) =>
-    waitFor(() => sink.got.statuses.filter((s) => s.text === "watching").length >= n, {
+    waitFor(() => statuses.filter((s) => s.text === "watching").length >= n, {
       timeoutMs: WAIT,
       intervalMs: 50,
       what: `status "watching" number ${n}`,
     });
 
   const eventsArrived = (n) =>
-    waitFor(() => sink.got.events.length >= n, {
+    waitFor(() => events.length >= n, {
       timeoutMs: WAIT,
       intervalMs: 50,
-      what: `${n} events at the collector (got ${sink.got.events.length})`,
+      what: `${n} events at the collector (got ${events.length})`,
     });
 
   it("should deliver what arrived while Node-RED was down or the node redeployed, once, also when it stopped before the first event", async function () {
@@ -145,47 +85,47 @@ describe("edge-watch-events resume across Node-RED restarts", function () {
     const add = (round, count) =>
       control(sim, "POST", "/events", { streamId: stream.id, elems: { round }, count });
     await add("before the first start", 3);
+    let red;
 
     // Run 1: no saved position yet, so as `new`: the start is saved; stopped before any event.
-    red = await startNodeRed({ userDir, settings: SETTINGS });
-    await deploy(red, flows(sim, stream, sink));
+    red = await env.startRed();
+    await deployFlows(red.url, flows(sim, stream, sink));
     await watching(1);
-    await red.stop();
+    await env.stopRed();
     await add("while down 1", 4);
 
     // Run 2: the four that arrived while it was down; then two more, sent by the node that a
     // "modified nodes" deploy puts in its place, from the position the first one saved.
-    red = await startNodeRed({ userDir, settings: SETTINGS });
+    red = await env.startRed();
     await eventsArrived(4);
     await add("before the redeploy", 2);
     const current = await (await fetch(`${red.url}/flows`)).json();
-    await deploy(
-      red,
+    await deployFlows(
+      red.url,
       current.map((n) => (n.id === "w1" ? { ...n, name: "renamed" } : n)),
-      "nodes",
+      { type: "nodes" },
     );
     await eventsArrived(6);
-    await red.stop();
+    await env.stopRed();
     await add("while down 2", 6);
 
     // Run 3: only the six.
-    red = await startNodeRed({ userDir, settings: SETTINGS });
+    red = await env.startRed();
     await eventsArrived(12);
     await sleep(1500);
-    await red.stop();
-    red = undefined;
+    await env.stopRed();
 
-    const rounds = sink.got.events.map((e) => `${e.round}#${e.seq}`);
+    const rounds = events.map((e) => `${e.round}#${e.seq}`);
     assert.deepEqual(rounds, [
       ...[0, 1, 2, 3].map((i) => `while down 1#${i}`),
       "before the redeploy#0",
       "before the redeploy#1",
       ...[0, 1, 2, 3, 4, 5].map((i) => `while down 2#${i}`),
     ]);
-    assert.equal(new Set(sink.got.events.map((e) => e.id)).size, 12, "an event came twice");
-    assert.ok(sink.got.events.every((e) => !e.gap));
+    assert.equal(new Set(events.map((e) => e.id)).size, 12, "an event came twice");
+    assert.ok(events.every((e) => !e.gap));
     // The position lives in the store's files, under the node's id.
-    const files = fs.readdirSync(`${userDir}/context`, { recursive: true }).join(" ");
+    const files = fs.readdirSync(`${env.userDir}/context`, { recursive: true }).join(" ");
     assert.match(files, /w1/);
   });
 });

@@ -5,9 +5,20 @@
 const assert = require("node:assert/strict");
 const net = require("node:net");
 const { sleep, waitFor, startSim, api } = require("../support/simulator");
-const { unload, next, collect, noMessage, withRedAndSimulator } = require("../support/red");
 const {
+  helper,
+  CORE,
+  load,
+  unload,
+  next,
+  collect,
+  noMessage,
+  withRedAndSimulator,
+} = require("../support/red");
+const {
+  worker,
   deploy,
+  watchEnds,
   assertEndedOnce,
   feed,
   fault,
@@ -15,11 +26,10 @@ const {
   gaps,
   commandEvents,
 } = require("../support/reliability");
-const { startNodeRed } = require("../support/node-red-process");
-const { deployFlows } = require("../support/reliability");
+const { startNodeRed, deployFlows, accountNode } = require("../support/node-red-process");
+const { SEED } = require("../support/seed");
 
 const NO_LIMIT = { rate: 0, concurrency: 8 };
-const { SEED } = require("../support/seed");
 
 const state = (id, props = {}) => ({ id, type: "edge-device-state", ...props });
 const command = (id, props = {}) => ({ id, type: "edge-send-command", ...props });
@@ -616,7 +626,6 @@ describe("reliability: faults, rate limits and close", function () {
     });
 
     it("ends messages with done() when a redeploy restarts the account and its nodes, whichever closes first", async function () {
-      const { helper, CORE } = require("../support/red");
       await fault(env.sim, { method: "GET", path: "/device", delayMs: 3000, count: 10 });
       // The account on the first tab, so its flow stops before the workers' flow.
       const flow = (rate) => [
@@ -631,22 +640,13 @@ describe("reliability: faults, rate limits and close", function () {
           rate,
           concurrency: "1",
         },
-        {
-          id: "n1",
-          z: "t1",
-          type: "edge-device-state",
-          account: "acc",
-          device: "lcd-board",
-          mode: "get",
-          wires: [["out"]],
-        },
+        worker("edge-device-state", { id: "n1", z: "t1", wires: [["out"]] }),
         { id: "out", z: "t1", type: "helper" },
         { id: "c1", z: "t1", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
         { id: "caught", z: "t1", type: "helper" },
       ];
       const creds = { acc: { user: env.sim.user, token: env.sim.token } };
-      await require("../support/red").load(flow("1"), creds, [CORE.catch]);
-      const { watchEnds } = require("../support/reliability");
+      await load(flow("1"), creds, [CORE.catch]);
       const n1 = helper.getNode("n1");
       const ends = watchEnds(n1);
       const ids = feed(n1, Array(4).fill({}));
@@ -669,14 +669,7 @@ describe("reliability: faults, rate limits and close", function () {
       try {
         await deployFlows(red.url, [
           { id: "t1", type: "tab", label: "shutdown" },
-          {
-            id: "acc",
-            type: "edge-account",
-            baseUrl: env.sim.url,
-            company: env.sim.company,
-            concurrency: "1",
-            credentials: { user: env.sim.user, token: env.sim.token },
-          },
+          accountNode(env.sim, { concurrency: "1" }),
           {
             id: "tick",
             z: "t1",
@@ -690,15 +683,7 @@ describe("reliability: faults, rate limits and close", function () {
             props: [{ p: "payload" }],
             wires: [["n1"]],
           },
-          {
-            id: "n1",
-            z: "t1",
-            type: "edge-device-state",
-            account: "acc",
-            device: "lcd-board",
-            mode: "get",
-            wires: [[]],
-          },
+          worker("edge-device-state", { id: "n1", z: "t1", wires: [[]] }),
         ]);
       } catch (err) {
         await red.stop();

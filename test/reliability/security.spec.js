@@ -18,9 +18,17 @@ const {
   withRedAndSimulator,
   account,
 } = require("../support/red");
-const { deploy, feed, requests, deployFlows } = require("../support/reliability");
+const { deploy, feed, requests } = require("../support/reliability");
 const { capture, count, addSecret } = require("../support/capture");
-const { startNodeRed } = require("../support/node-red-process");
+const {
+  startNodeRed,
+  deployFlows,
+  accountNode,
+  adminAuth,
+  login,
+} = require("../support/node-red-process");
+const { serve } = require("../support/http-server");
+const { startNode } = require("../support/flow");
 const { tempDir } = require("../support/temp");
 const { waitFor } = require("../support/simulator");
 
@@ -53,16 +61,6 @@ function assertNoPiece(text, where) {
   assert.equal(found, undefined, `${where} holds "${found}", a piece of the token: ${text}`);
 }
 
-/** Starts an HTTP server on a free loopback port; resolves with {url, close}. */
-async function serve(handler) {
-  const server = http.createServer(handler);
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
 /**
  * A server that echoes the token it was sent inside its error text, at the offset the device
  * name asks for: /device/h<offset> in an HTML page (HTTP 500), /device/j<offset> in head.errors.
@@ -82,48 +80,33 @@ function echoingServer() {
   });
 }
 
-function openssl(dir, ...args) {
-  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-}
-
-/** A private CA, a server certificate it signed for 127.0.0.1, and a self-signed certificate. */
+/** A private CA, a server certificate it signed for 127.0.0.1, a self-signed one and another CA. */
 function makeCertificates() {
   const dir = tempDir("edgewire-tls-");
   const san = "subjectAltName=IP:127.0.0.1,DNS:localhost";
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Edgewire Test CA",
-  );
-  openssl(
-    dir,
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    san,
-  );
+  const openssl = (...args) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  /** A new key `<name>.key` and a request for it (`out`), or with -x509 a certificate. */
+  const request = (name, out, subject, ...more) =>
+    openssl(
+      "req",
+      ...more,
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      out,
+      "-subj",
+      subject,
+    );
+  /** A new key `<name>.key` and its self-signed certificate `<name>.pem`, good for two days. */
+  const selfSigned = (name, subject, ...more) =>
+    request(name, `${name}.pem`, subject, "-x509", "-days", "2", ...more);
+  selfSigned("ca", "/CN=Edgewire Test CA");
+  request("server", "server.csr", "/CN=127.0.0.1", "-addext", san);
   fs.writeFileSync(path.join(dir, "ext.cnf"), `${san}\n`);
   openssl(
-    dir,
     "x509",
     "-req",
     "-in",
@@ -140,40 +123,8 @@ function makeCertificates() {
     "-extfile",
     "ext.cnf",
   );
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "self.key",
-    "-out",
-    "self.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    san,
-  );
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "other-ca.key",
-    "-out",
-    "other-ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Another CA",
-  );
+  selfSigned("self", "/CN=127.0.0.1", "-addext", san);
+  selfSigned("other-ca", "/CN=Another CA");
   const read = (f) => fs.readFileSync(path.join(dir, f));
   return {
     dir,
@@ -370,45 +321,28 @@ describe("reliability: security", function () {
     async function run(simTls, tlsNode) {
       sim = await start({ port: 0, quiet: true, tls: simTls });
       assert.match(sim.url, /^https:\/\//);
-      const acc = account(sim, {
-        z: "tab",
-        rate: 0,
-        retries: "0",
-        ...(tlsNode ? { useTls: true, tls: "tls1" } : {}),
-      });
-      const nodes = [
-        { id: "tab", type: "tab" },
-        acc.node,
+      const tls = {
+        id: "tls1",
+        type: "tls-config",
+        cert: "",
+        key: "",
+        servername: "",
+        verifyservercert: true,
+        ...tlsNode,
+      };
+      const { n1, out, caught } = await startNode(
+        sim,
+        { type: "edge-device-state", device: "lcd-board", mode: "get" },
         {
-          id: "n1",
-          z: "tab",
-          type: "edge-device-state",
-          account: "acc",
-          device: "lcd-board",
-          mode: "get",
-          wires: [["out"]],
+          account: { rate: 0, retries: "0", ...(tlsNode ? { useTls: true, tls: "tls1" } : {}) },
+          extraNodes: tlsNode ? [tls] : [],
+          extraTypes: [TLS],
         },
-        { id: "out", z: "tab", type: "helper" },
-        { id: "c1", z: "tab", type: "catch", scope: null, wires: [["caught"]] },
-        { id: "caught", z: "tab", type: "helper" },
-      ];
-      if (tlsNode)
-        nodes.push({
-          id: "tls1",
-          type: "tls-config",
-          cert: "",
-          key: "",
-          servername: "",
-          verifyservercert: true,
-          ...tlsNode,
-        });
-      await load(nodes, acc.credentials, [CORE.catch, TLS]);
-      const catcher = helper.getNode("caught");
-      const out = helper.getNode("out");
-      helper.getNode("n1").receive({ payload: "go" });
+      );
+      n1.receive({ payload: "go" });
       return Promise.race([
         next(out).then((msg) => ({ msg })),
-        next(catcher).then((err) => ({ err })),
+        next(caught).then((err) => ({ err })),
       ]);
     }
 
@@ -459,16 +393,7 @@ describe("reliability: security", function () {
         res.end("<html><body><h1>Not Found</h1><p>Cannot GET this page</p></body></html>");
       });
       red = await startNodeRed({});
-      await deployFlows(red.url, [
-        {
-          id: "acc",
-          type: "edge-account",
-          name: "sim",
-          baseUrl: sim.url,
-          company: sim.company,
-          credentials: { user: sim.user, token: sim.token },
-        },
-      ]);
+      await deployFlows(red.url, [accountNode(sim)]);
     });
 
     after(async function () {
@@ -553,47 +478,16 @@ describe("reliability: security", function () {
       { username: "reader", password: "reader-pass", permissions: "read" },
     ];
 
-    async function login(username, password, scope = "*") {
-      const res = await fetch(`${red.url}/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          client_id: "node-red-admin",
-          grant_type: "password",
-          scope,
-          username,
-          password,
-        }),
-      });
-      assert.equal(res.status, 200);
-      return (await res.json()).access_token;
-    }
-
     before(async function () {
       this.timeout(40000);
       sim = await start({ port: 0, quiet: true, commandDelayMs: 5 });
-      const bcrypt = require("bcryptjs");
-      red = await startNodeRed({
-        settings: {
-          adminAuth: {
-            type: "credentials",
-            users: users.map((u) => ({ ...u, password: bcrypt.hashSync(u.password, 8) })),
-          },
-        },
-      });
-      bearer = await login("admin", "admin-pass");
+      red = await startNodeRed({ settings: adminAuth(users) });
+      bearer = await login(red, "admin", "admin-pass");
       await deployFlows(
         red.url,
         [
           { id: "t1", type: "tab", label: "export" },
-          {
-            id: "acc",
-            type: "edge-account",
-            name: "sim",
-            baseUrl: sim.url,
-            company: sim.company,
-            credentials: { user: sim.user, token: sim.token },
-          },
+          accountNode(sim),
           {
             id: "go",
             z: "t1",
@@ -638,7 +532,7 @@ describe("reliability: security", function () {
             statusType: "auto",
           },
         ],
-        { authorization: `Bearer ${bearer}` },
+        { headers: { authorization: `Bearer ${bearer}` } },
       );
       await waitFor(() => /lcd-board/.test(red.output()) && /404/.test(red.output()), {
         timeoutMs: 10000,
@@ -690,7 +584,7 @@ describe("reliability: security", function () {
         body,
       });
       assert.equal(anonymous.status, 401);
-      const reader = await login("reader", "reader-pass", "read");
+      const reader = await login(red, "reader", "reader-pass", "read");
       const readOnly = await fetch(`${red.url}/edge-account/test`, {
         method: "POST",
         headers: { ...headers, authorization: `Bearer ${reader}` },

@@ -1,7 +1,9 @@
 // A real Node-RED in a child process, for what the test helper cannot show: adminAuth, the editor
-// in a browser, the packed package loaded from a fresh user directory. Bound to 127.0.0.1 on a
-// free port, telemetry and the online catalogue off.
+// in a browser, the packed package loaded from a fresh user directory, a restart. Bound to
+// 127.0.0.1 on a free port, telemetry and the online catalogue off. Also what the specs do to it
+// over its admin API: deploy, log in, and the flow nodes they deploy.
 "use strict";
+const assert = require("node:assert/strict");
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
@@ -95,4 +97,120 @@ async function startNodeRed({
   return { url, userDir, stop, output: () => output, child };
 }
 
-module.exports = { startNodeRed, makeUserDir, ROOT };
+/** Settings for a context store "file" (Node-RED's localfilesystem) beside the default memory one. */
+const FILE_CONTEXT = {
+  contextStorage: {
+    default: { module: "memory" },
+    file: { module: "localfilesystem" },
+  },
+};
+
+/** Settings for adminAuth with `users` ({username, password, permissions}), passwords hashed. */
+function adminAuth(users) {
+  const bcrypt = require("bcryptjs");
+  return {
+    adminAuth: {
+      type: "credentials",
+      users: users.map((u) => ({ ...u, password: bcrypt.hashSync(u.password, 8) })),
+    },
+  };
+}
+
+/** Logs in to the admin API as the editor does; resolves with the bearer token. */
+async function login(red, username, password, scope = "*") {
+  const res = await fetch(`${red.url}/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_id: "node-red-admin",
+      grant_type: "password",
+      scope,
+      username,
+      password,
+    }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()).access_token;
+}
+
+/** Deploys flows (credentials inline, as the editor sends them) through the admin API. */
+async function deployFlows(url, flows, { headers = {}, type = "full" } = {}) {
+  const res = await fetch(`${url}/flows`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "node-red-deployment-type": type, ...headers },
+    body: JSON.stringify(flows),
+  });
+  assert.ok(res.status === 200 || res.status === 204, `deploy: ${res.status} ${await res.text()}`);
+}
+
+/** An edge-account "acc" on a simulator, its credentials inline as the editor deploys them. */
+function accountNode(sim, props = {}) {
+  return {
+    id: "acc",
+    type: "edge-account",
+    name: "sim",
+    baseUrl: sim.url,
+    company: sim.company,
+    credentials: { user: sim.user, token: sim.token },
+    ...props,
+  };
+}
+
+/** A core http request node on tab `z` that posts each msg.payload to `url`. */
+function postNode(id, z, url) {
+  return {
+    id,
+    type: "http request",
+    z,
+    method: "POST",
+    ret: "txt",
+    paytoqs: "ignore",
+    url,
+    wires: [[]],
+  };
+}
+
+/**
+ * The hooks of the restart specs: before each test a simulator (env.sim), a collector of what the
+ * flow posts to `paths` (env.sink, test/support/http-server.js) and a user directory (env.userDir)
+ * that env.startRed() starts a Node-RED on, with a file context store, as often as a test asks;
+ * env.stopRed() stops it. After each test all of it is stopped and removed.
+ */
+function withRestarts(...paths) {
+  const { startSim } = require("./simulator");
+  const { collector } = require("./http-server");
+  const env = { sim: undefined, sink: undefined, userDir: undefined, red: undefined };
+  env.startRed = async () => {
+    env.red = await startNodeRed({ userDir: env.userDir, settings: FILE_CONTEXT });
+    return env.red;
+  };
+  env.stopRed = async () => {
+    await env.red?.stop();
+    env.red = undefined;
+  };
+  beforeEach(async function () {
+    env.sim = await startSim();
+    env.sink = await collector(...paths);
+    env.userDir = makeUserDir();
+  });
+  afterEach(async function () {
+    await env.stopRed();
+    await env.sim?.close();
+    await env.sink?.close();
+    if (env.userDir) fs.rmSync(env.userDir, { recursive: true, force: true });
+  });
+  return env;
+}
+
+module.exports = {
+  startNodeRed,
+  makeUserDir,
+  ROOT,
+  FILE_CONTEXT,
+  adminAuth,
+  login,
+  deployFlows,
+  accountNode,
+  postNode,
+  withRestarts,
+};

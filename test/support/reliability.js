@@ -29,6 +29,13 @@ const DEFAULTS = {
   "edge-await-command": { inbox: "", timeout: "", interval: 50, outputs: 3 },
 };
 
+/** A worker node of `type` on the account "acc", with the defaults deploy() gives it. */
+function worker(type, props = {}) {
+  const defaults = { ...DEFAULTS[type] };
+  delete defaults.outputs;
+  return { type, account: "acc", ...defaults, ...props };
+}
+
 /**
  * Deploys a tab with the account `acc` and the given workers, each wired to helper nodes
  * `<id>.out` (`<id>.out0..2` for edge-await-command), one Catch node for the tab feeding
@@ -38,17 +45,11 @@ async function deploy(sim, workers, { account: accProps = {}, creds = {}, extra 
   const acc = account(sim, { z: "tab", ...accProps }, creds);
   const nodes = [{ id: "tab", type: "tab" }, acc.node];
   for (const w of workers) {
-    const { outputs, ...defaults } = DEFAULTS[w.type];
+    const { outputs } = DEFAULTS[w.type];
     const outs = Array.from({ length: outputs }, (_, i) =>
       outputs === 1 ? `${w.id}.out` : `${w.id}.out${i}`,
     );
-    nodes.push({
-      z: "tab",
-      account: "acc",
-      ...defaults,
-      ...w,
-      wires: w.wires ?? outs.map((o) => [o]),
-    });
+    nodes.push({ z: "tab", ...worker(w.type, w), wires: w.wires ?? outs.map((o) => [o]) });
     if (!w.wires) for (const o of outs) nodes.push({ id: o, z: "tab", type: "helper" });
   }
   nodes.push(
@@ -127,18 +128,8 @@ async function commandEvents(sim, device) {
   return (await res.json()).body;
 }
 
-/** Deploys flows (credentials inline, as the editor sends them) to a real Node-RED. */
-async function deployFlows(url, flows, headers = {}) {
-  const res = await fetch(`${url}/flows`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "node-red-deployment-type": "full", ...headers },
-    body: JSON.stringify(flows),
-  });
-  assert.ok(res.status === 200 || res.status === 204, `${res.status} ${await res.text()}`);
-}
-
 module.exports = {
-  deployFlows,
+  worker,
   deploy,
   watchEnds,
   assertEndedOnce,
