@@ -90,6 +90,15 @@ async function main() {
   const sim = await startSimulator();
   const control = (p, body, method = "POST") =>
     json(`${sim.url}/_sim${p}`, { method, body: body && JSON.stringify(body) });
+  /** The events of a device's :command or :inbox stream, read through the API. */
+  const streamEvents = async (device, which) => {
+    const info = await json(`${sim.url}/_sim/devices/${device}`);
+    const events = await json(
+      `${sim.url}/v5.0/${sim.company}/event/${info.streams[which].id}?limit=100000`,
+      { headers: { "x-auth-token": sim.token } },
+    );
+    return events.body;
+  };
   const devices = Array.from({ length: DEVICES }, (_, i) => `soak-${i}`);
   for (const name of devices) await control("/devices", { name, resources: ["/soak/seq"] });
 
@@ -277,12 +286,7 @@ async function main() {
   // Every command the simulator received, by its unique seq.
   const seen = new Map();
   for (const name of devices) {
-    const info = await json(`${sim.url}/_sim/devices/${name}`);
-    const events = await json(
-      `${sim.url}/v5.0/${sim.company}/event/${info.streams.command.id}?limit=100000`,
-      { headers: { "x-auth-token": sim.token } },
-    );
-    for (const e of events.body) {
+    for (const e of await streamEvents(name, "command")) {
       const seq = e.elems["/soak/seq"];
       seen.set(seq, (seen.get(seq) ?? 0) + 1);
     }
@@ -319,12 +323,7 @@ async function main() {
     // A timed-out command that the device completed (or faulted) before the wait's deadline.
     const done = new Map();
     for (const name of devices) {
-      const info = await json(`${sim.url}/_sim/devices/${name}`);
-      const events = await json(
-        `${sim.url}/v5.0/${sim.company}/event/${info.streams.inbox.id}?limit=100000`,
-        { headers: { "x-auth-token": sim.token } },
-      );
-      for (const e of events.body) {
+      for (const e of await streamEvents(name, "inbox")) {
         const status = e.elems?.cmd?.status;
         if (status === "COMMAND_COMPLETE" || status === "COMMAND_FAULT")
           done.set(e.elems.cmd.ref, e.creationDate);

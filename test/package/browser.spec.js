@@ -275,6 +275,18 @@ describe("the editor in a browser", function () {
     await page.waitForSelector("#red-ui-palette-container-common", { state: "visible" });
   });
 
+  /** The open dialog's store select lists the configured context stores, the default first. */
+  async function checkStoreOptions() {
+    const stores = await page
+      .locator("#node-input-store option")
+      .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+    const context = await page.evaluate(() => RED.settings.context);
+    assert.deepEqual(stores, [
+      ["", `default store (${context.default})`],
+      ...context.stores.map((name) => [name, name]),
+    ]);
+  }
+
   it("should open each node's edit dialog with its fields, catalog texts and help", async function () {
     const fields = {
       "edge-device-state": { device: "lcd-board", mode: "get" },
@@ -297,17 +309,7 @@ describe("the editor in a browser", function () {
         assert.match(await page.locator("#node-input-elems-editor").innerText(), /\{\{payload\}\}/);
       if (type === "edge-list-events")
         assert.equal(await page.locator("#node-input-maxEvents").isVisible(), false);
-      if (type === "edge-await-command") {
-        // The store select lists the configured context stores, the default first.
-        const stores = await page
-          .locator("#node-input-store option")
-          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
-        const context = await page.evaluate(() => RED.settings.context);
-        assert.deepEqual(stores, [
-          ["", `default store (${context.default})`],
-          ...context.stores.map((name) => [name, name]),
-        ]);
-      }
+      if (type === "edge-await-command") await checkStoreOptions();
       if (type === "edge-watch-events") {
         // Last only matters for start "last"; the store select lists the configured stores.
         assert.equal(await page.locator("#node-input-last").isVisible(), false);
@@ -315,14 +317,7 @@ describe("the editor in a browser", function () {
         assert.equal(await page.locator("#node-input-last").inputValue(), "10");
         assert.equal(await page.locator("#node-input-last").isVisible(), true);
         await page.locator("#node-input-start").selectOption("new");
-        const stores = await page
-          .locator("#node-input-store option")
-          .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
-        const context = await page.evaluate(() => RED.settings.context);
-        assert.deepEqual(stores, [
-          ["", `default store (${context.default})`],
-          ...context.stores.map((name) => [name, name]),
-        ]);
+        await checkStoreOptions();
       }
       await checkTranslated(type, ".red-ui-tray");
       await showHelpFor(type);

@@ -16,15 +16,15 @@ const {
   withRedAndSimulator,
 } = require("../support/red");
 const {
-  worker,
-  deploy,
-  watchEnds,
   assertEndedOnce,
-  feed,
-  fault,
-  requests,
-  gaps,
   commandEvents,
+  deploy,
+  fault,
+  feed,
+  gaps,
+  requests,
+  watchEnds,
+  worker,
 } = require("../support/reliability");
 const { startNodeRed, deployFlows, accountNode } = require("../support/node-red-process");
 const { SEED } = require("../support/seed");

@@ -97,6 +97,9 @@ function assertSurvived(run) {
     );
 }
 
+/** One `all` listing, the mode that reads page after page. */
+const ALL = { mode: "all", messages: 1 };
+
 describe("reliability: memory under hostile servers", function () {
   this.timeout(120000);
   let server;
@@ -105,45 +108,39 @@ describe("reliability: memory under hostile servers", function () {
     server = undefined;
   });
 
-  it("ends an `all` listing of 60 MB pages with a clear too-large error, in a 160 MB heap", async function () {
-    server = await pageServer(60);
-    const run = await runChild({
-      baseUrl: server.url,
-      mode: "all",
-      messages: 1,
-      limit: 10000,
-      maxEvents: 1000000,
-    });
+  /** Runs `edgeCase` in the child against pages of about `chunks` MB; it must survive. */
+  async function survive(chunks, edgeCase) {
+    server = await pageServer(chunks);
+    const run = await runChild({ baseUrl: server.url, ...edgeCase });
     assertSurvived(run);
-    assert.equal(run.result.ended.length, 1);
-    const [end] = run.result.ended;
+    return run.result;
+  }
+
+  it("ends an `all` listing of 60 MB pages with a clear too-large error, in a 160 MB heap", async function () {
+    const result = await survive(60, { ...ALL, limit: 10000, maxEvents: 1000000 });
+    assert.equal(result.ended.length, 1);
+    const [end] = result.ended;
     assert.equal(end.code, "too-large", end.message);
     assert.match(end.message, /over the account's Max answer of 8388608 bytes/);
   });
 
   it("ends eight concurrent 60 MB answers with eight too-large errors, in a 160 MB heap", async function () {
-    server = await pageServer(60);
-    const run = await runChild({ baseUrl: server.url, mode: "page", messages: 8, limit: 10000 });
-    assertSurvived(run);
+    const result = await survive(60, { mode: "page", messages: 8, limit: 10000 });
     assert.deepEqual(
-      run.result.ended.map((e) => e.code),
+      result.ended.map((e) => e.code),
       Array(8).fill("too-large"),
     );
     assert.equal(server.answers(), 8);
   });
 
   it("stops an `all` listing of endless 1 MB pages at the account's Max answer with too-much", async function () {
-    server = await pageServer(1);
-    const run = await runChild({
-      baseUrl: server.url,
-      mode: "all",
-      messages: 1,
+    const result = await survive(1, {
+      ...ALL,
       limit: 1000,
       maxEvents: 1000000,
       account: { maxAnswer: String(4 * 1024 * 1024) },
     });
-    assertSurvived(run);
-    const [end] = run.result.ended;
+    const [end] = result.ended;
     assert.equal(end.code, "too-much", end.message);
     assert.match(
       end.message,
@@ -154,15 +151,7 @@ describe("reliability: memory under hostile servers", function () {
   });
 
   it("reads a listing within the bounds as before", async function () {
-    server = await pageServer(1);
-    const run = await runChild({
-      baseUrl: server.url,
-      mode: "all",
-      messages: 1,
-      limit: 1000,
-      maxEvents: 3000,
-    });
-    assertSurvived(run);
-    assert.deepEqual(run.result.ended, [{ output: true, count: 3000 }]);
+    const result = await survive(1, { ...ALL, limit: 1000, maxEvents: 3000 });
+    assert.deepEqual(result.ended, [{ output: true, count: 3000 }]);
   });
 });

@@ -18,7 +18,7 @@ const {
   withRedAndSimulator,
   account,
 } = require("../support/red");
-const { deploy, feed, requests } = require("../support/reliability");
+const { deploy, worker, feed, requests } = require("../support/reliability");
 const { capture, count, addSecret } = require("../support/capture");
 const {
   startNodeRed,
@@ -59,6 +59,21 @@ const PIECES = Array.from({ length: CUT_TOKEN.length - 7 }, (_, i) => CUT_TOKEN.
 function assertNoPiece(text, where) {
   const found = PIECES.find((p) => text.includes(p));
   assert.equal(found, undefined, `${where} holds "${found}", a piece of the token: ${text}`);
+}
+
+/** A core debug node "dbg" on tab `z` showing the complete msg in the sidebar and the log. */
+function debugNode(z) {
+  return {
+    id: "dbg",
+    z,
+    type: "debug",
+    active: true,
+    tosidebar: true,
+    console: "true",
+    complete: "true",
+    statusVal: "",
+    statusType: "auto",
+  };
 }
 
 /**
@@ -185,7 +200,7 @@ describe("reliability: security", function () {
       helper._events.on("comms", onComms);
       try {
         const acc = account(env.sim, { z: "tab", rate: 0, retries: "0" });
-        const worker = (id, type, props) => ({
+        const toDebug = (id, type, props) => ({
           id,
           z: "tab",
           type,
@@ -197,24 +212,14 @@ describe("reliability: security", function () {
           [
             { id: "tab", type: "tab" },
             acc.node,
-            worker("reader", "edge-device-state", { device: "lcd-board", mode: "get" }),
-            worker("sender", "edge-send-command", {
+            toDebug("reader", "edge-device-state", { device: "lcd-board", mode: "get" }),
+            toDebug("sender", "edge-send-command", {
               target: "device",
               device: "lcd-board",
               elems: "",
             }),
-            worker("missing", "edge-device-state", { device: "no-such-device", mode: "get" }),
-            {
-              id: "dbg",
-              z: "tab",
-              type: "debug",
-              active: true,
-              tosidebar: true,
-              console: "true",
-              complete: "true",
-              statusVal: "",
-              statusType: "auto",
-            },
+            toDebug("missing", "edge-device-state", { device: "no-such-device", mode: "get" }),
+            debugNode("tab"),
             { id: "out", z: "tab", type: "helper" },
             { id: "c1", z: "tab", type: "catch", scope: null, wires: [["dbg", "caught"]] },
             { id: "caught", z: "tab", type: "helper" },
@@ -501,36 +506,15 @@ describe("reliability: security", function () {
             props: [{ p: "payload" }],
             wires: [["n-read", "n-missing"]],
           },
-          {
-            id: "n-read",
-            z: "t1",
-            type: "edge-device-state",
-            account: "acc",
-            device: "lcd-board",
-            mode: "get",
-            wires: [["dbg"]],
-          },
-          {
+          worker("edge-device-state", { id: "n-read", z: "t1", wires: [["dbg"]] }),
+          worker("edge-device-state", {
             id: "n-missing",
             z: "t1",
-            type: "edge-device-state",
-            account: "acc",
             device: "missing",
-            mode: "get",
             wires: [["dbg"]],
-          },
+          }),
           { id: "c1", z: "t1", type: "catch", scope: null, wires: [["dbg"]] },
-          {
-            id: "dbg",
-            z: "t1",
-            type: "debug",
-            active: true,
-            tosidebar: true,
-            console: "true",
-            complete: "true",
-            statusVal: "",
-            statusType: "auto",
-          },
+          debugNode("t1"),
         ],
         { headers: { authorization: `Bearer ${bearer}` } },
       );
