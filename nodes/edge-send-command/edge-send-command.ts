@@ -59,10 +59,8 @@ export = function (RED: NodeAPI): void {
         let streamId: string | undefined;
         let path: string | undefined;
         if (target === "device") {
-          device = await names.nameOf(
-            resolveTarget(def.device, msg, "deviceId", "device-empty"),
-            call,
-          );
+          const named = resolveTarget(def.device, msg, "deviceId", "device-empty");
+          device = names.knownName(named) ?? (await names.nameOf(named, call));
           path = client.streamPath(device, ":command");
           event = await client.createEventByPath(path, elems, metadata, call);
         } else {
