@@ -1,7 +1,6 @@
 // One HTTP attempt over an undici pool, and the one place where undici's failures become
 // EdgeErrors. Knowing whether a request may have reached the server matters here: a command that
 // may have been delivered must not be sent again (see retry.ts).
-import { EventEmitter } from "node:events";
 import type { Dispatcher, Pool as UndiciPool } from "undici";
 import { follow, unfollow } from "./abort-hub";
 import type { AbortFollower } from "./abort-hub";
@@ -41,35 +40,25 @@ export interface PoolOptions {
 
 /**
  * undici is loaded when the first account starts, not when Node-RED loads the palette, and then
- * only its pool and request(): the package index also loads fetch, WebSocket, caches, mocks and
- * the rest, 130-240 ms on a cold start against about 40-55 ms for these two files, and is what
- * made loading this package exceed 100 ms. request() is called on the pool, not added to
- * undici's prototypes as the index does. Should a later undici move these files, the index is
- * used instead.
+ * only its pool: the package index also loads fetch, WebSocket, caches, mocks and the rest,
+ * 130-240 ms on a cold start against about 40-55 ms for the pool, and is what made loading this
+ * package exceed 100 ms. Requests go through the pool's dispatch() (see Attempted below), so
+ * nothing else of undici is needed. Should a later undici move the pool, the index is used.
  */
-interface Undici {
-  Pool: typeof UndiciPool;
-  request: Dispatcher["request"];
-}
-let undici: Undici | undefined;
+let Pool: typeof UndiciPool | undefined;
 
-function loadUndici(): Undici {
-  if (undici) return undici;
+function loadUndici(): typeof UndiciPool {
+  if (Pool) return Pool;
   try {
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const Pool = require("undici/lib/dispatcher/pool") as typeof UndiciPool;
-    const request = require("undici/lib/api/api-request") as Dispatcher["request"];
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    if (typeof Pool !== "function" || typeof request !== "function") throw new Error("layout");
-    undici = { Pool, request };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const deep = require("undici/lib/dispatcher/pool") as typeof UndiciPool;
+    if (typeof deep !== "function") throw new Error("layout");
+    Pool = deep;
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const index = require("undici") as typeof import("undici");
-    // Called with the pool as `this` (send()), as the index's own prototype method expects.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    undici = { Pool: index.Pool, request: index.Pool.prototype.request };
+    Pool = (require("undici") as typeof import("undici")).Pool;
   }
-  return undici;
+  return Pool;
 }
 
 let preloading = false;
@@ -80,7 +69,7 @@ let preloading = false;
  * it loaded unless it comes in that same turn (then it loads it).
  */
 export function preloadUndici(): void {
-  if (undici || preloading) return;
+  if (Pool || preloading) return;
   preloading = true;
   setImmediate(() => {
     try {
@@ -92,8 +81,7 @@ export function preloadUndici(): void {
 }
 
 export function createPool(o: PoolOptions): Dispatcher {
-  const { Pool } = loadUndici();
-  return new Pool(o.origin, {
+  return new (loadUndici())(o.origin, {
     connections: o.connections,
     keepAliveTimeout: 30_000,
     maxResponseSize: o.maxResponseBytes,
@@ -155,52 +143,130 @@ export function mapTransportError(
   return new EdgeError("network", { origin, detail: reason(err) }, sent);
 }
 
+/** undici's code for a request it was told to abort, kept so the error map reads one code. */
+function abortError(): Error {
+  return Object.assign(new Error("Request aborted"), {
+    name: "AbortError",
+    code: "UND_ERR_ABORTED",
+  });
+}
+
 /**
- * The abort signal undici gets for one attempt. undici accepts an EventEmitter, and one costs far
- * less than an AbortController (about 5 µs in Node 20). It fires on the attempt's timeout or when
- * the caller's signal aborts, which it follows through the abort hub: one listener per signal.
+ * One attempt as an undici dispatch handler: the answer is gathered as bytes and decoded once.
+ * undici's request() wraps each answer in a Readable stream and an async resource, and
+ * `body.text()` reads that stream back through promises; this package always reads the whole
+ * answer, so none of that is needed: about <n> µs less per request (docs/performance.md). The
+ * handler is also what the attempt's timer and the caller's signal (through the abort hub) abort.
+ * undici calls onConnect when it is about to write the request; an abort before that rejects at
+ * once and the request is dropped when undici gets to it, never sent.
  */
-class AttemptAbort extends EventEmitter implements AbortFollower {
+class Attempted implements AbortFollower {
   timedOut = false;
-  private fired = false;
+  private abortRequest: ((err: Error) => void) | undefined;
+  private ended = false;
+  private status = 0;
+  private rawHeaders: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly resolve: (res: RawResponse) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
 
   onAbort(): void {
-    this.fire();
+    this.fail(abortError());
   }
 
-  fire(): void {
-    if (this.fired) return;
-    this.fired = true;
-    this.emit("abort");
+  timeout(): void {
+    this.timedOut = true;
+    this.fail(abortError());
+  }
+
+  /** Ends the attempt with `err`, and stops the request if undici has it. */
+  private fail(err: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reject(err);
+    this.abortRequest?.(err);
+  }
+
+  onConnect(abort: (err: Error) => void): void {
+    if (this.ended) abort(abortError());
+    else this.abortRequest = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+    // 1xx answers (100 Continue, 103 Early Hints) come before the real one.
+    if (status >= 200) {
+      this.status = status;
+      this.rawHeaders = rawHeaders;
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    const rawHeaders = this.rawHeaders;
+    let headers: Record<string, string | string[] | undefined> | undefined;
+    this.resolve({
+      status: this.status,
+      // Read only for a 429 or a 503 (Retry-After): built when first asked for.
+      get headers() {
+        return (headers ??= headersOf(rawHeaders));
+      },
+      text: body ? body.toString("utf8") : "",
+    });
+  }
+
+  onError(err: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reject(err);
   }
 }
 
-function onTimeout(abort: AttemptAbort): void {
-  abort.timedOut = true;
-  abort.fire();
+/** Raw header pairs as an object with lower-case names; a repeated header becomes a list. */
+function headersOf(raw: Buffer[]): Record<string, string | string[] | undefined> {
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase();
+    const value = String(raw[i + 1]);
+    const had = headers[name];
+    headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  return headers;
+}
+
+function onTimeout(attempt: Attempted): void {
+  attempt.timeout();
 }
 
 /** Sends one request and reads the whole answer, within `timeoutMs`. */
 export async function send(pool: Dispatcher, origin: string, a: Attempt): Promise<RawResponse> {
-  const abort = new AttemptAbort();
-  const timer = setTimeout(onTimeout, a.timeoutMs, abort);
   const signal = a.signal;
-  if (signal) follow(signal, abort);
+  let attempt: Attempted | undefined;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
-    const res = await loadUndici().request.call(pool, {
-      method: a.method,
-      path: a.path,
-      headers: a.headers,
-      body: a.body,
-      signal: abort,
+    if (signal?.aborted) throw abortError();
+    return await new Promise<RawResponse>((resolve, reject) => {
+      attempt = new Attempted(resolve, reject);
+      timer = setTimeout(onTimeout, a.timeoutMs, attempt);
+      if (signal) follow(signal, attempt);
+      pool.dispatch({ method: a.method, path: a.path, headers: a.headers, body: a.body }, attempt);
     });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
   } catch (err) {
-    throw mapTransportError(err, a, origin, abort.timedOut);
+    throw mapTransportError(err, a, origin, attempt?.timedOut ?? false);
   } finally {
     clearTimeout(timer);
-    if (signal) unfollow(signal, abort);
+    if (signal && attempt) unfollow(signal, attempt);
   }
 }

@@ -189,5 +189,69 @@ describe("unit: api/transport", function () {
       });
       assert.equal(requests, 0);
     });
+
+    it("should read an answer that comes in many pieces, with characters cut between them", async function () {
+      // 3-byte characters written in pieces of 1,000 bytes: most pieces end inside a character.
+      const text = JSON.stringify({ text: "€".repeat(20000) });
+      behaviour = (req, res) => {
+        const bytes = Buffer.from(text);
+        res.writeHead(200, { "content-length": bytes.length });
+        for (let i = 0; i < bytes.length; i += 1000) res.write(bytes.subarray(i, i + 1000));
+        res.end();
+      };
+      const pool = createPool({ origin, connections: 1, maxResponseBytes: 1 << 20 });
+      try {
+        const res = await send(pool, origin, attempt());
+        assert.equal(res.text, text);
+      } finally {
+        await pool.destroy();
+      }
+    });
+
+    it("should skip an informational answer and keep every value of a repeated header", async function () {
+      behaviour = (req, res) => {
+        res.writeEarlyHints({ link: "</x.css>; rel=preload" });
+        res.setHeader("retry-after", "7");
+        res.setHeader("set-cookie", ["a=1", "b=2"]);
+        res.writeHead(429);
+        res.end("{}");
+      };
+      const res = await sendOnce(attempt());
+      assert.equal(res.status, 429);
+      assert.equal(res.headers["retry-after"], "7");
+      assert.deepEqual(res.headers["set-cookie"], ["a=1", "b=2"]);
+      assert.equal(res.headers.link, undefined);
+    });
+
+    it("should end a request that waits for a connection at once on abort, and never send it", async function () {
+      const seen = [];
+      let release;
+      behaviour = (req, res) => {
+        seen.push(req.url);
+        release = () => res.end("{}");
+      };
+      const pool = createPool({ origin, connections: 1, maxResponseBytes: 1024 });
+      try {
+        // The first request holds the only connection; the second waits in the pool for it.
+        const first = send(pool, origin, { ...attempt(), path: "/first", timeoutMs: 5000 });
+        const controller = new AbortController();
+        const second = send(pool, origin, {
+          ...attempt("POST"),
+          path: "/second",
+          timeoutMs: 5000,
+          signal: controller.signal,
+        });
+        for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setTimeout(r, 10));
+        controller.abort();
+        await assert.rejects(second, { code: "aborted" });
+        release();
+        assert.equal((await first).status, 200);
+        // Give the pool the time to reach the aborted request: it must drop it, not send it.
+        await new Promise((r) => setTimeout(r, 100));
+        assert.deepEqual(seen, ["/first"]);
+      } finally {
+        await pool.destroy();
+      }
+    });
   });
 });
