@@ -37,6 +37,7 @@ function once(root) {
       resolve({
         ratio: m.nodeVsUndici.median,
         cpuAdded: m.cpuAddedUsPerMsg.median,
+        runs: m.runs,
         nodeCpu: m.peers.node.cpuUsPerMsg.median,
         undiciCpu: m.peers.undici.cpuUsPerMsg.median,
       });
@@ -63,7 +64,7 @@ async function main() {
   for (const which of ["before", "after"]) {
     process.stdout.write(
       `${mode} ${which}: node/undici ${sum(results[which], "ratio")}x; CPU added ${sum(results[which], "cpuAdded")} µs/msg` +
-        ` (min / median / max of ${rounds} processes' medians of 5 paired runs)\n`,
+        ` (min / median / max of ${rounds} processes' medians of ${results[which][0].runs} paired runs)\n`,
     );
   }
 }
