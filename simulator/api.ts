@@ -212,7 +212,8 @@ export class Api {
     if (order !== null && order !== "asc" && order !== "desc") {
       throw new BadRequest('order must be "asc" or "desc"');
     }
-    const events = stream.page(start, limit, order === "asc");
+    const cap = this.commands.config.maxPageSize;
+    const events = stream.page(start, cap > 0 ? Math.min(limit, cap) : limit, order === "asc");
     return { status: 200, json: joinEvents(envelopeOpening(200, []) + "[", events, "]}") };
   }
 }

@@ -21,6 +21,12 @@ export interface CommandConfig {
   commandDelayMs: number;
   markerStyle: MarkerStyle;
   idStyle: IdStyle;
+  /**
+   * The most events a listing returns, however large a `limit` it is asked (0: no cap). The API
+   * names no largest limit, so a server may have one of its own; clients must not take a page
+   * shorter than they asked for as the end of the stream.
+   */
+  maxPageSize: number;
 }
 
 type Marker =

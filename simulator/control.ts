@@ -134,7 +134,15 @@ function updateConfig(config: CommandConfig, body: Record<string, unknown>): voi
   if (body.idStyle !== undefined && idStyle === undefined) {
     throw new ControlError(400, `idStyle must be one of ${ID_STYLES.join(", ")}`);
   }
+  const cap = body.maxPageSize;
+  if (
+    cap !== undefined &&
+    (typeof cap !== "number" || !Number.isInteger(cap) || cap < 0 || cap > 100_000)
+  ) {
+    throw new ControlError(400, "maxPageSize must be an integer from 0 (no cap) to 100000");
+  }
   if (delay !== undefined) config.commandDelayMs = delay;
   if (known !== undefined) config.markerStyle = known;
   if (idStyle !== undefined) config.idStyle = idStyle;
+  if (typeof cap === "number") config.maxPageSize = cap;
 }

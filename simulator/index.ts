@@ -70,6 +70,7 @@ export async function start(options: SimulatorOptions = {}): Promise<Simulator> 
       commandDelayMs: delay,
       markerStyle: options.markerStyle ?? "value",
       idStyle: options.idStyle ?? "octave",
+      maxPageSize: 0,
     },
     options.quiet ?? false,
     options.tls,

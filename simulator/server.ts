@@ -113,6 +113,7 @@ export class SimulatorServer implements ControlHost {
     this.config.commandDelayMs = this.initialConfig.commandDelayMs;
     this.config.markerStyle = this.initialConfig.markerStyle;
     this.config.idStyle = this.initialConfig.idStyle;
+    this.config.maxPageSize = this.initialConfig.maxPageSize;
     this.store = this.newStore();
     this.commands = new CommandProcessor(this.store, this.timers, this.config);
     this.api = new Api(this.store, this.commands);

@@ -158,6 +158,35 @@ describe("edge-await-command reliability", function () {
     );
   });
 
+  it("delivers every marker from a server that returns at most 40 events a page", async function () {
+    this.timeout(90_000);
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    await control(env.sim, "PUT", "/config", { commandDelayMs: 0, maxPageSize: 40 });
+    const { send, ok, late, caught } = await start(env.sim, {
+      awaitProps: { interval: 5_000, timeout: "45000" },
+    });
+    for (let i = 0; i < 100; i++) {
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": String(i) } });
+    }
+    const pending = async () =>
+      (await control(env.sim, "GET", "/devices/lcd-board")).json.pendingCommands;
+    await waitFor(async () => (await pending()) === 100, {
+      timeoutMs: 20_000,
+      what: "100 commands sent",
+    });
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+    const msgs = await collect(ok, 100, 60_000);
+    assert.equal(new Set(msgs.map((m) => m.command.id)).size, 100);
+    for (const m of msgs) assert.equal(m.payload.elems.cmd.ref, m.command.id);
+    await Promise.all([noMessage(late, 100), noMessage(caught, 0)]);
+    // The premise: the server cut pages at 40 and a poll read on past a cut page.
+    const log = (await control(env.sim, "GET", "/requests?limit=10000")).json;
+    assert.ok(
+      log.some((r) => r.method === "GET" && /[?&]start=40\b/.test(r.url)),
+      "no poll read past the first 40 events",
+    );
+  });
+
   describe("glitches while reading the inbox end no wait", function () {
     const GLITCHES = [
       ["a truncated page", { method: "GET", path: "/event", body: "truncated", count: 3 }],

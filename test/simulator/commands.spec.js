@@ -196,6 +196,30 @@ describe("simulated devices", function () {
       assert.equal((await control(sim, "PUT", "/config", { idStyle: "int" })).status, 400);
     });
 
+    it("returns no more events than maxPageSize, whatever the limit, and refuses a bad one", async function () {
+      sim = await startSim();
+      await command(sim, "lcd-board", { "/lcd/txt1": "p" });
+      await inboxOf(sim, "lcd-board", 2);
+      const inbox = `/${sim.company}/devices/lcd-board/:inbox`;
+      const page = async (limit, start) =>
+        (
+          await api(
+            sim,
+            "GET",
+            `/event?path=${encodeURIComponent(inbox)}&limit=${limit}&start=${start}`,
+          )
+        ).json.body.length;
+      const total = await page(1000, 0);
+      assert.ok(total >= 2);
+      assert.equal((await control(sim, "PUT", "/config", { maxPageSize: 1 })).status, 200);
+      assert.equal(await page(1000, 0), 1);
+      assert.equal(await page(1000, total - 1), 1);
+      assert.equal(await page(1000, total), 0);
+      assert.equal((await control(sim, "PUT", "/config", { maxPageSize: -1 })).status, 400);
+      assert.equal((await control(sim, "PUT", "/config", { maxPageSize: 0 })).status, 200);
+      assert.equal(await page(1000, 0), total);
+    });
+
     it("refuses an unknown marker style", async function () {
       sim = await startSim();
       const res = await control(sim, "PUT", "/config", { markerStyle: "xml" });

@@ -246,17 +246,25 @@ export class InboxWatch implements EntryOwner {
       let end = false;
       for (;;) {
         const events = await this.fetch(start, limit, controller.signal);
+        let unread = 0;
         for (const e of events) {
-          if (typeof e.id !== "string") continue;
+          // Events move down while new ones land on top: one may come back on the next page.
+          if (typeof e.id !== "string" || inPoll.has(e.id)) continue;
+          inPoll.add(e.id);
+          unread++;
           if (dateOf(e) < need) reachedOld = true;
           else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
-          else if (!inPoll.has(e.id)) {
-            inPoll.add(e.id);
-            fresh.push(e);
-          }
+          else fresh.push(e);
         }
         start += events.length;
-        if (events.length < limit) end = true;
+        // Only an empty page is the end of the stream. A page shorter than `limit` is not: a
+        // server may return fewer events than asked (the API names no largest limit), and taking
+        // that for the end would hide every marker past its cap from this poll and, once newer
+        // events are read, from every later one: their waits would end timed out. A page with no
+        // event new to this poll (a server that ignores `start`) ends it too. The price is one
+        // more request when a poll reaches neither what it read before nor older events: the
+        // first poll of a young inbox.
+        if (events.length === 0 || unread === 0) end = true;
         if (end || reachedOld || reachedPrevious || start >= MAX_EVENTS_PER_POLL) break;
         limit = NEXT_PAGE;
       }
