@@ -6,6 +6,7 @@ const assert = require("node:assert/strict");
 const { control, waitFor, sleep, api } = require("../support/simulator");
 const { next, collect, noMessage, statuses, withRedAndSimulator } = require("../support/red");
 const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
+const { serve } = require("../support/http-server");
 const { SEED } = require("../support/seed");
 
 const DELAY_NODE = require("@node-red/nodes/core/function/89-delay.js");
@@ -185,6 +186,46 @@ describe("edge-await-command reliability", function () {
       log.some((r) => r.method === "GET" && /[?&]start=40\b/.test(r.url)),
       "no poll read past the first 40 events",
     );
+  });
+
+  it("stops each poll at a repeated page from a server that ignores start", async function () {
+    // A server of its own: every inbox read answers the same short page, whatever `start` asks.
+    const now = Date.now();
+    const marker = (i, name, ref) => ({
+      id: `ev-${i}`,
+      streamId: "s-inbox",
+      path: "/demo/devices/lcd-board/:inbox",
+      creationDate: now + i,
+      elems: { [name]: { ref } },
+    });
+    const page = [marker(3, "COMMAND_COMPLETE", "cmd-1"), marker(2, "COMMAND_START", "cmd-1")];
+    const reads = [];
+    const server = await serve((req, res) => {
+      reads.push(req.url);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ head: { ok: true, status: 200, errors: [] }, body: page }));
+    });
+    try {
+      const fake = {
+        url: server.url,
+        company: "demo",
+        user: "u",
+        token: "token-of-the-test-server",
+      };
+      const { get } = await startFlow(fake, awaitCommand({ interval: 60_000, timeout: "20000" }), {
+        account: { rate: 0, concurrency: 4 },
+      });
+      get("a1").receive({ command: { id: "cmd-1", creationDate: now, device: "lcd-board" } });
+      const msg = await next(get("ok"), 10_000);
+      assert.equal(msg.command.id, "cmd-1");
+      // One poll: the page, then the same page again at start=2, which ends it.
+      assert.deepEqual(
+        reads.map((u) => new URL(u, server.url).searchParams.get("start")),
+        ["0", "2"],
+      );
+    } finally {
+      await server.close();
+    }
   });
 
   describe("glitches while reading the inbox end no wait", function () {
