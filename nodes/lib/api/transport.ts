@@ -223,7 +223,7 @@ class Attempted implements AbortFollower {
       get headers() {
         return (headers ??= headersOf(rawHeaders));
       },
-      text: body ? body.toString("utf8") : "",
+      text: body ? body.toString("utf8", hasBom(body) ? 3 : 0) : "",
     });
   }
 
@@ -232,6 +232,14 @@ class Attempted implements AbortFollower {
     this.ended = true;
     this.reject(err);
   }
+}
+
+/**
+ * A UTF-8 byte order mark before the answer: some servers send one, and JSON.parse fails on it.
+ * undici's body.text() dropped it, as decoding by the Encoding standard does; so do we.
+ */
+function hasBom(b: Buffer): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }
 
 /** Raw header pairs as an object with lower-case names; a repeated header becomes a list. */

@@ -208,6 +208,18 @@ describe("unit: api/transport", function () {
       }
     });
 
+    it("should read an answer that starts with a byte order mark, as undici's body.text() did", async function () {
+      // Some servers put a UTF-8 byte order mark before their JSON. Kept, it made JSON.parse fail:
+      // a command the device had run ended as a malformed answer.
+      behaviour = (req, res) => {
+        res.setHeader("content-type", "application/json; charset=utf-8");
+        res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ok":"ü"}')]));
+      };
+      const res = await sendOnce(attempt("POST"));
+      assert.equal(res.text, '{"ok":"ü"}');
+      assert.deepEqual(JSON.parse(res.text), { ok: "ü" });
+    });
+
     it("should skip an informational answer and keep every value of a repeated header", async function () {
       behaviour = (req, res) => {
         res.writeEarlyHints({ link: "</x.css>; rel=preload" });
