@@ -70,6 +70,28 @@ describe("bounded intake", function () {
     );
   });
 
+  it("should take a message sent on each answer into a full queue once one is free, not fail it", async function () {
+    // A flow that sends the next command when one is answered keeps running + waiting messages in
+    // the node: each arrives as its predecessor ends, and finds the queue full only until the held
+    // message behind that one starts.
+    const { n1, out, caught } = await start(env.sim, { concurrency: "1", queue: "1" });
+    const total = 6;
+    out.on("input", (msg) => {
+      if (msg.seq + 2 < total)
+        n1.receive({ seq: msg.seq + 2, payload: { "/lcd/txt1": `m${msg.seq + 2}` } });
+    });
+    n1.receive({ seq: 0, payload: { "/lcd/txt1": "m0" } });
+    n1.receive({ seq: 1, payload: { "/lcd/txt1": "m1" } });
+    const [what, messages] = await Promise.race([
+      collect(out, total, 10000).then((sent) => ["sent", sent]),
+      collect(caught, 1, 10000).then((failed) => ["failed", failed]),
+    ]);
+    assert.deepEqual(
+      [what, messages.map((m) => (what === "sent" ? m.seq : [m.seq, caughtCode(m)]))],
+      ["sent", [0, 1, 2, 3, 4, 5]],
+    );
+  });
+
   it("should count the time a message was held in its budget, and not send it once that is spent", async function () {
     // The first command's answer comes after its whole budget (300 ms, no retries): the second,
     // held all that time, has nothing left when its turn comes.
