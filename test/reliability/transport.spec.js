@@ -8,7 +8,7 @@ const { promisify } = require("node:util");
 const { getEventListeners } = require("node:events");
 const path = require("node:path");
 const { createPool, send } = require("../../dist/nodes/lib/api/transport");
-const { startSim, control } = require("../support/simulator");
+const { startSim, control, waitFor } = require("../support/simulator");
 
 describe("transport", function () {
   let sim;
@@ -26,7 +26,11 @@ describe("transport", function () {
 
   it("should abort every request in flight with one listener on their shared signal", async function () {
     // Answers held back long enough that all eight are in flight when the signal aborts.
-    const res = await control(sim, "POST", "/faults", { path: "/device", delayMs: 60000 });
+    const res = await control(sim, "POST", "/faults", {
+      path: "/device",
+      delayMs: 60000,
+      count: 8,
+    });
     assert.equal(res.status, 201);
     const controller = new AbortController();
     const headers = { "x-auth-token": sim.token, "x-auth-user": sim.user };
@@ -40,6 +44,8 @@ describe("transport", function () {
       }),
     );
     assert.equal(getEventListeners(controller.signal, "abort").length, 1);
+    // Written, not only dispatched: an attempt aborted before undici writes it was never sent.
+    await waitFor(() => pool.stats.running === 8, { timeoutMs: 10000, what: "8 requests sent" });
     controller.abort();
     for (const a of attempts) {
       await assert.rejects(a, (err) => err.code === "aborted" && err.mayHaveBeenSent === true);

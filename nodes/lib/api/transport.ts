@@ -107,12 +107,17 @@ function reason(err: unknown): string {
   return typeof text === "string" && text ? text : String(err);
 }
 
-/** Maps what undici throws to an EdgeError; `timedOut` tells our timeout from a caller's abort. */
+/**
+ * Maps what undici throws to an EdgeError; `timedOut` tells our timeout from a caller's abort.
+ * `connected` is false when the attempt ended before undici was about to write the request: then
+ * nothing of it was sent, whatever the error.
+ */
 export function mapTransportError(
   err: unknown,
   a: Attempt,
   origin: string,
   timedOut: boolean,
+  connected = true,
 ): EdgeError {
   const where = { method: a.method, path: a.path, origin };
   const code = errorCode(err);
@@ -126,9 +131,11 @@ export function mapTransportError(
     return new EdgeError("timeout", { ...where, timeout: a.timeoutMs }, base);
   }
   if (TLS_CODES.test(code)) return new EdgeError("tls", { origin, detail: code }, base);
-  const sent = { ...base, mayHaveBeenSent: true };
+  const sent = { ...base, mayHaveBeenSent: connected };
+  // A command is uncertain only once undici may have written some of it.
+  const command = a.method === "POST" && connected;
   if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
-    const uncertain = a.method === "POST" ? "timeout-uncertain" : "timeout";
+    const uncertain = command ? "timeout-uncertain" : "timeout";
     return new EdgeError(uncertain, { ...where, timeout: a.timeoutMs }, sent);
   }
   if (code === "UND_ERR_ABORTED" || (err as Error | null)?.name === "AbortError") {
@@ -138,7 +145,7 @@ export function mapTransportError(
     return new EdgeError("too-large", where, sent);
   }
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") {
-    return new EdgeError(a.method === "POST" ? "reset-uncertain" : "reset", where, sent);
+    return new EdgeError(command ? "reset-uncertain" : "reset", where, sent);
   }
   return new EdgeError("network", { origin, detail: reason(err) }, sent);
 }
@@ -162,6 +169,8 @@ function abortError(): Error {
  */
 class Attempted implements AbortFollower {
   timedOut = false;
+  /** undici was about to write the request (onConnect) before the attempt ended. */
+  connected = false;
   private abortRequest: ((err: Error) => void) | undefined;
   private ended = false;
   private status = 0;
@@ -193,7 +202,10 @@ class Attempted implements AbortFollower {
 
   onConnect(abort: (err: Error) => void): void {
     if (this.ended) abort(abortError());
-    else this.abortRequest = abort;
+    else {
+      this.connected = true;
+      this.abortRequest = abort;
+    }
   }
 
   onHeaders(status: number, rawHeaders: Buffer[]): boolean {
@@ -272,7 +284,13 @@ export async function send(pool: Dispatcher, origin: string, a: Attempt): Promis
       pool.dispatch({ method: a.method, path: a.path, headers: a.headers, body: a.body }, attempt);
     });
   } catch (err) {
-    throw mapTransportError(err, a, origin, attempt?.timedOut ?? false);
+    throw mapTransportError(
+      err,
+      a,
+      origin,
+      attempt?.timedOut ?? false,
+      attempt?.connected ?? false,
+    );
   } finally {
     clearTimeout(timer);
     if (signal && attempt) unfollow(signal, attempt);

@@ -176,6 +176,40 @@ describe("unit: api/transport", function () {
       }
     });
 
+    it("should call a command certain not to have been sent when it timed out or was aborted while connecting", async function () {
+      // A TCP server that never answers the TLS handshake: the connection never opens, as with a
+      // device that is off or a network that drops the connection attempt. The attempt's timer
+      // (or the caller's abort) ends it long before undici's own 10 s connect timeout.
+      let bytes = 0;
+      const held = new Set();
+      const silent = net.createServer((s) => {
+        held.add(s);
+        s.on("data", (d) => (bytes += d.length));
+      });
+      await new Promise((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      const to = `https://127.0.0.1:${silent.address().port}`;
+      const pool = createPool({ origin: to, connections: 1, maxResponseBytes: 1024 });
+      try {
+        await assert.rejects(send(pool, to, { ...attempt("POST"), timeoutMs: 200 }), {
+          code: "timeout",
+          mayHaveBeenSent: false,
+        });
+        const controller = new AbortController();
+        const aborted = send(pool, to, {
+          ...attempt("POST"),
+          timeoutMs: 5000,
+          signal: controller.signal,
+        });
+        setTimeout(() => controller.abort(), 100);
+        await assert.rejects(aborted, { code: "aborted", mayHaveBeenSent: false });
+        assert.ok(bytes > 0, "the handshake began");
+      } finally {
+        for (const s of held) s.destroy();
+        await pool.destroy();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    });
+
     it("should not send at all when the caller's signal is already aborted", async function () {
       let requests = 0;
       behaviour = (req, res) => {
