@@ -176,6 +176,7 @@ describe("simulator control interface", function () {
       commandDelayMs: 500,
       markerStyle: "key",
       idStyle: "uuid",
+      maxPageSize: 40,
     });
     await control(sim, "POST", "/faults", { status: 500, count: 10 });
     await api(sim, "PUT", "/device/lcd-board", { body: { state: {} } });
@@ -184,7 +185,12 @@ describe("simulator control interface", function () {
     assert.deepEqual(sim.stats(), { total: 0, byRoute: {} });
     assert.deepEqual((await control(sim, "GET", "/faults")).json, []);
     const config = (await control(sim, "GET", "/config")).json;
-    assert.deepEqual(config, { commandDelayMs: 5, markerStyle: "value", idStyle: "octave" });
+    assert.deepEqual(config, {
+      commandDelayMs: 5,
+      markerStyle: "value",
+      idStyle: "octave",
+      maxPageSize: 0,
+    });
     assert.equal((await control(sim, "GET", "/devices/temp")).status, 404);
     const device = await api(sim, "GET", "/device/lcd-board");
     assert.equal(device.json.body.state["/lcd/txt1"], "Hello");
