@@ -188,7 +188,7 @@ describe("edge-await-command reliability", function () {
     );
   });
 
-  it("stops each poll at a repeated page from a server that ignores start", async function () {
+  it("stops each poll at the second repeated page from a server that ignores start", async function () {
     // A server of its own: every inbox read answers the same short page, whatever `start` asks.
     const now = Date.now();
     const marker = (i, name, ref) => ({
@@ -218,10 +218,11 @@ describe("edge-await-command reliability", function () {
       get("a1").receive({ command: { id: "cmd-1", creationDate: now, device: "lcd-board" } });
       const msg = await next(get("ok"), 10_000);
       assert.equal(msg.command.id, "cmd-1");
-      // One poll: the page, then the same page again at start=2, which ends it.
+      // One poll: the page, then the same page twice more, which ends it (a single repeated
+      // page can be events pushed down by new ones landing on top, and does not).
       assert.deepEqual(
         reads.map((u) => new URL(u, server.url).searchParams.get("start")),
-        ["0", "2"],
+        ["0", "2", "4"],
       );
     } finally {
       await server.close();

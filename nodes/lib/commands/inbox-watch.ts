@@ -244,6 +244,8 @@ export class InboxWatch implements EntryOwner {
       let reachedOld = false;
       let reachedPrevious = false;
       let end = false;
+      // Pages in a row that held no event new to this poll.
+      let stale = 0;
       for (;;) {
         const events = await this.fetch(start, limit, controller.signal);
         let unread = 0;
@@ -260,11 +262,13 @@ export class InboxWatch implements EntryOwner {
         // Only an empty page is the end of the stream. A page shorter than `limit` is not: a
         // server may return fewer events than asked (the API names no largest limit), and taking
         // that for the end would hide every marker past its cap from this poll and, once newer
-        // events are read, from every later one: their waits would end timed out. A page with no
-        // event new to this poll (a server that ignores `start`) ends it too. The price is one
-        // more request when a poll reaches neither what it read before nor older events: the
-        // first poll of a young inbox.
-        if (events.length === 0 || unread === 0) end = true;
+        // events are read, from every later one: their waits would end timed out. The price is
+        // one more request when a poll reaches neither what it read before nor older events: the
+        // first poll of a young inbox. A page with nothing new to this poll can be events pushed
+        // down by as many landing on top while it reads: the read goes on past them. Two such
+        // pages in a row are a server that ignores `start`, and the end.
+        stale = unread === 0 ? stale + 1 : 0;
+        if (events.length === 0 || stale >= 2) end = true;
         if (end || reachedOld || reachedPrevious || start >= MAX_EVENTS_PER_POLL) break;
         limit = NEXT_PAGE;
       }
