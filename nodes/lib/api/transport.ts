@@ -162,7 +162,8 @@ function abortError(): Error {
  * One attempt as an undici dispatch handler: the answer is gathered as bytes and decoded once.
  * undici's request() wraps each answer in a Readable stream and an async resource, and
  * `body.text()` reads that stream back through promises; this package always reads the whole
- * answer, so none of that is needed: about <n> µs less per request (docs/performance.md). The
+ * answer, so none of that is needed: a command's CPU over a plain undici loop fell from about 19
+ * to 5 µs (docs/performance.md). The
  * handler is also what the attempt's timer and the caller's signal (through the abort hub) abort.
  * undici calls onConnect when it is about to write the request; an abort before that rejects at
  * once and the request is dropped when undici gets to it, never sent.

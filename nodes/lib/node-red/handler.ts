@@ -274,14 +274,18 @@ export function handleInput(
   node.on("input", (msg, send, done) => {
     pending++;
     const limit = limitOf?.();
-    if (!limit || (intake.running < limit.running && intake.waiting === 0)) start(msg, send, done);
-    // Held messages take the free places when the pump runs: until then they count against those
-    // places, not the queue, or a message arriving as one ends would fail with queue-full.
-    else if (intake.waiting < limit.waiting + Math.max(0, limit.running - intake.running))
-      intake.hold(msg, send, done);
+    const admitted = intake.admit(limit);
+    if (admitted === "start") start(msg, send, done);
+    else if (admitted === "hold") intake.hold(msg, send, done);
     else {
       intake.running++;
-      void run(msg, generation, send, done, new EdgeError("queue-full", { max: limit.waiting }));
+      void run(
+        msg,
+        generation,
+        send,
+        done,
+        new EdgeError("queue-full", { max: limit?.waiting ?? 0 }),
+      );
     }
     shown.soon(busyNow);
   });

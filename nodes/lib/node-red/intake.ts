@@ -24,6 +24,19 @@ export class Intake<M, S, D> {
     return (this.items.length - this.head) / 4;
   }
 
+  /**
+   * What becomes of a message that arrives now: it starts, waits its turn, or is refused because
+   * the queue is full. Held messages start in order when a place frees (handler.ts), a turn of
+   * the event loop later; until then they count against the free places, not the queue, so that a
+   * message arriving as another ends is held, not refused.
+   */
+  admit(limit: IntakeLimit | undefined): "start" | "hold" | "full" {
+    if (!limit) return "start";
+    const free = Math.max(0, limit.running - this.running);
+    if (free > 0 && this.waiting === 0) return "start";
+    return this.waiting < limit.waiting + free ? "hold" : "full";
+  }
+
   hold(msg: M, send: S, done: D): void {
     this.items.push(msg, send, done, performance.now());
   }
