@@ -201,7 +201,9 @@
               done((answer.items || []).map(completion));
             })
             .fail(function (xhr, status) {
-              show(text("edge.editor.failed", { message: (xhr && xhr.status) || status }));
+              // Node-RED answers 401 to a reader who sends typed values (they need write).
+              if (body.typed && xhr && xhr.status === 401) show(text("edge.editor.needsWrite"));
+              else show(text("edge.editor.failed", { message: (xhr && xhr.status) || status }));
               done([]);
             });
         }, 150);

@@ -6,12 +6,15 @@
 // CACHE_MS; a server answering 404 or 405 there lists nothing and the picker says so.
 import { createHash } from "node:crypto";
 import type { NodeAPI } from "node-red";
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
+import type { AccountSettings } from "../lib/api/account-settings";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
+import { RateLimiter } from "../lib/api/rate-limiter";
 import type { AccountNode } from "../lib/account/lookup";
 import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
+import { editorOnly } from "./admin-guard";
 import { settingsOf } from "./settings";
 import { UNCHANGED_PASSWORD } from "./test-connection";
 
@@ -21,6 +24,12 @@ const MAX_PAGES = 10;
 const MAX_ITEMS = 50;
 const CACHE_MS = 30_000;
 const MAX_CACHED = 200;
+/**
+ * Reads with typed values: two at once, eight more waiting at most TYPED_WAIT_MS, any more are
+ * answered "busy" at once. A picker asks again as the user types, so a short wait is enough.
+ */
+const TYPED_LIMIT = { perSecond: 0, concurrent: 2, queueMax: 8 } as const;
+const TYPED_WAIT_MS = 20_000;
 
 export interface PickerItem {
   /** What the field gets: a device name, or a stream path. */
@@ -46,6 +55,7 @@ interface Listed {
 }
 
 const cache = new Map<string, { at: number; page: Promise<Listed> }>();
+const typedGate = new RateLimiter(TYPED_LIMIT);
 const clientKeys = new WeakMap<EdgeClient, string>();
 let clients = 0;
 
@@ -56,6 +66,23 @@ function keyOf(client: EdgeClient): string {
     clientKeys.set(client, key);
   }
   return key;
+}
+
+/**
+ * The cache key of typed values: a hash of every setting the client is made from (URL, company,
+ * user, token, the TLS node's options with its certificates), so two reads share a page only when
+ * they would send the same request over the same kind of connection.
+ */
+function settingsKey(settings: AccountSettings): string {
+  return createHash("sha256").update(JSON.stringify(settings)).digest("hex");
+}
+
+/** The token of values typed in the dialog and not deployed yet, or undefined. */
+function typedToken(body: Record<string, unknown>): string | undefined {
+  const typed = body.typed;
+  if (typeof typed !== "object" || typed === null) return undefined;
+  const token = (typed as Record<string, unknown>).token;
+  return typeof token === "string" && token && token !== UNCHANGED_PASSWORD ? token : undefined;
 }
 
 function unsupported(err: unknown): boolean {
@@ -114,10 +141,6 @@ async function scan(
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
-function nameOf(device: Record<string, unknown>): string {
-  return str(device.name) || str(device.path).split("/").at(-1) || "";
-}
-
 export async function listFor(
   client: EdgeClient,
   key: string,
@@ -125,13 +148,17 @@ export async function listFor(
   search: string,
   stream: string,
 ): Promise<PickerAnswer> {
+  // Redacted before the search too: whether a search matched must not tell pieces of the token.
+  const shown = (v: unknown): string => client.redact(typeof v === "string" ? v : "");
+  const nameOf = (device: Record<string, unknown>): string =>
+    shown(device.name) || shown(device.path).split("/").at(-1) || "";
   const wanted = search.trim().toLowerCase();
   const matches = (...texts: string[]): boolean =>
     !wanted || texts.some((text) => text.toLowerCase().includes(wanted));
   if (kind === "devices") {
     const found = await scan(client, key, "device", (d) => {
       const name = nameOf(d);
-      return name && matches(name, str(d.id)) ? [{ value: name, detail: str(d.id) }] : [];
+      return name && matches(name, shown(d.id)) ? [{ value: name, detail: shown(d.id) }] : [];
     });
     return found.unsupported ? { unsupported: true } : found;
   }
@@ -142,12 +169,12 @@ export async function listFor(
     const name = nameOf(d);
     if (!name) return [];
     const paths = suffixes.map((s) => `/${client.company}/devices/${name}/${s}`);
-    return paths.filter((p) => matches(p, str(d.id))).map((value) => ({ value }));
+    return paths.filter((p) => matches(p, shown(d.id))).map((value) => ({ value }));
   });
   if (suffixes.length === 1) return devices.unsupported ? { unsupported: true } : devices;
   const streams = await scan(client, key, "stream", (s) => {
-    const path = str(s.path);
-    return path && matches(path, str(s.id)) ? [{ value: path, detail: str(s.id) }] : [];
+    const path = shown(s.path);
+    return path && matches(path, shown(s.id)) ? [{ value: path, detail: shown(s.id) }] : [];
   });
   if (devices.unsupported && streams.unsupported) return { unsupported: true };
   const items = [...devices.items];
@@ -160,11 +187,23 @@ export async function listFor(
 }
 
 export function registerDirectory(RED: NodeAPI, t: Translate): void {
+  const mayWrite = RED.auth.needsPermission("edge-account.write");
   RED.httpAdmin.post(
     "/edge-account/directory",
     RED.auth.needsPermission("edge-account.read"),
+    editorOnly(t),
+    // Typed values send credentials and a TLS node's certificate where the caller says: only a
+    // user who may change the account may do that (Node-RED answers 401 to anyone else).
+    (req: Request, res: Response, next: NextFunction) => {
+      const body: unknown = req.body;
+      if (typeof body === "object" && body !== null && typedToken(body as Record<string, unknown>))
+        mayWrite(req, res, next);
+      else next();
+    },
     (req: Request, res: Response) => {
-      void answer(req.body as Record<string, unknown>).then((a) => res.json(a));
+      const body: unknown = req.body;
+      const fields = typeof body === "object" && body !== null ? body : {};
+      void answer(fields as Record<string, unknown>).then((a) => res.json(a));
     },
   );
 
@@ -172,43 +211,57 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
     const kind = str(body.kind) === "streams" ? "streams" : "devices";
     const search = str(body.search).slice(0, 200);
     const stream = str(body.stream);
-    const typed = (body.typed ?? {}) as Record<string, unknown>;
-    const token = str(typed.token);
-    let temporary: EdgeClient | undefined;
+    const token = typedToken(body);
     try {
-      let client: EdgeClient;
-      let key: string;
-      if (token && token !== UNCHANGED_PASSWORD) {
-        // Values typed in the account's dialog and not deployed yet: its own token goes with them.
-        const def = {
-          baseUrl: str(typed.baseUrl),
-          company: str(typed.company),
-          useTls: typed.useTls === true,
-          tls: str(typed.tls),
-        };
-        temporary = new EdgeClient({
-          ...settingsOf(RED, def, { user: str(typed.user), token }),
-          retry: { retries: 0 },
-        });
-        client = temporary;
-        key = createHash("sha256")
-          .update([def.baseUrl, def.company, str(typed.user), token].join("\n"))
-          .digest("hex");
-      } else {
-        // A stored token only ever goes to the deployed account's own URL.
-        const id = str(body.account);
-        const node = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
-        if (!node?.services) return { needsDeploy: true };
-        client = node.services.client;
-        key = keyOf(client);
-      }
-      return await listFor(client, key, kind, search, stream);
+      if (token)
+        return await withTyped(body.typed as Record<string, unknown>, token, kind, search, stream);
+      // A stored token only ever goes to the deployed account's own URL.
+      const id = str(body.account);
+      const node = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
+      if (node?.type !== "edge-account" || !node.services) return { needsDeploy: true };
+      const client = node.services.client;
+      return await listFor(client, keyOf(client), kind, search, stream);
     } catch (err) {
       const e =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
       return { error: errorText(t, e) };
+    }
+  }
+
+  /** Values typed in the account's dialog and not deployed yet: its own token goes with them. */
+  async function withTyped(
+    typed: Record<string, unknown>,
+    token: string,
+    kind: string,
+    search: string,
+    stream: string,
+  ): Promise<PickerAnswer> {
+    let release: (() => void) | undefined;
+    try {
+      release =
+        typedGate.tryAcquire() ?? (await typedGate.acquire(AbortSignal.timeout(TYPED_WAIT_MS)));
+    } catch {
+      return { error: t("edge-account.directory.busy") };
+    }
+    let client: EdgeClient | undefined;
+    try {
+      const def = {
+        baseUrl: str(typed.baseUrl),
+        company: str(typed.company),
+        useTls: typed.useTls === true,
+        tls: str(typed.tls),
+      };
+      const settings = settingsOf(RED, def, { user: str(typed.user), token });
+      client = new EdgeClient({
+        ...settings,
+        retry: { retries: 0 },
+        // One connection: a scan reads one page at a time.
+        rateLimit: { ...settings.rateLimit, concurrent: 1 },
+      });
+      return await listFor(client, settingsKey(settings), kind, search, stream);
     } finally {
-      await temporary?.close();
+      await client?.close();
+      release();
     }
   }
 }

@@ -1,17 +1,17 @@
 // The editor's "Test connection" button: an admin route that tries the account's URL and
-// credentials with the cheapest request, and answers the API's own error text when they fail.
+// credentials (connection-probe.ts), says "Connected" only when the answers prove both, and
+// answers the API's own error text when they fail.
 //
-// Node-RED runs without adminAuth by default, and then any web page the user visits can POST to
-// this route: a form or a text/plain body needs no CORS preflight. So the route takes only
-// application/json bodies (which a browser sends cross-site only after a preflight that
-// Node-RED does not grant), refuses a foreign Origin, and sends a stored token only to the base
-// URL its account was deployed with: to try another URL, the token must be typed.
+// Like the device picker it takes JSON from the editor's own pages only (admin-guard.ts), and it
+// sends a stored token only to the base URL its account was deployed with: to try another URL,
+// the token must be typed.
 import type { NodeAPI } from "node-red";
 import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
-import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
 import { errorText } from "../lib/node-red/i18n";
+import { editorOnly } from "./admin-guard";
+import { apiPathIn, probe } from "./connection-probe";
 import type { Translate } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
@@ -28,23 +28,6 @@ interface Answer {
   /** For the editor to write the sentence in the browser's language. */
   company?: string;
   params?: Record<string, string | number>;
-}
-
-/** Whether the request comes from a page of another site than the editor's. */
-function foreignOrigin(req: Request): boolean {
-  const origin = req.headers.origin;
-  // Browsers send Origin with every POST; tools such as curl send none and are not the threat.
-  if (origin === undefined) return false;
-  const forwarded = req.headers["x-forwarded-host"];
-  const hosts = [req.headers.host, ...(typeof forwarded === "string" ? forwarded.split(",") : [])]
-    .filter((h): h is string => typeof h === "string")
-    .map((h) => h.trim().toLowerCase());
-  try {
-    return !hosts.includes(new URL(origin).host.toLowerCase());
-  } catch {
-    // "null" (a sandboxed frame, a file) and anything unparsable.
-    return true;
-  }
 }
 
 /**
@@ -73,17 +56,8 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
   RED.httpAdmin.post(
     "/edge-account/test",
     RED.auth.needsPermission("edge-account.write"),
+    editorOnly(t),
     (req: Request, res: Response) => {
-      if (!req.is("application/json")) {
-        const message = t("edge-account.test.jsonOnly");
-        res.status(415).json({ ok: false, code: "json-only", message });
-        return;
-      }
-      if (foreignOrigin(req)) {
-        const message = t("edge-account.test.foreignOrigin");
-        res.status(403).json({ ok: false, code: "foreign-origin", message });
-        return;
-      }
       const body: unknown = req.body;
       const fields = typeof body === "object" && body !== null ? body : {};
       testConnection(fields as Record<string, unknown>).then(
@@ -127,15 +101,28 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
       useTls: body.useTls === true,
       tls: str(body.tls),
     };
-    const started = performance.now();
-    let client: EdgeClient | undefined;
+    const company = def.company ?? "";
+    const apiPath = apiPathIn(baseUrl, company);
+    if (apiPath !== undefined) {
+      const params = { path: apiPath };
+      const message = t("edge-account.test.apiPath", params);
+      return { ok: false, code: "api-path", params, message };
+    }
     try {
-      client = new EdgeClient({ ...settingsOf(RED, def, creds), retry: { retries: 0 } });
-      await probe(client);
-      const ms = Math.round(performance.now() - started);
+      const result = await probe(settingsOf(RED, def, creds));
+      if (!result.proven) {
+        const params = { answer: result.answer };
+        const message = t("edge-account.test.unverified", params);
+        return { ok: false, code: "unverified", params, message };
+      }
       // The company and the error's params let the editor say it in the browser's language.
-      const company = client.company;
-      return { ok: true, ms, company, message: t("edge-account.test.ok", { company, ms }) };
+      const { ms } = result;
+      return {
+        ok: true,
+        ms,
+        company: result.company,
+        message: t("edge-account.test.ok", { company: result.company, ms }),
+      };
     } catch (err) {
       const e =
         err instanceof EdgeError
@@ -148,27 +135,6 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
         params: e.params,
         message: t("edge-account.test.failed", { message: errorText(t, e) }),
       };
-    } finally {
-      await client?.close();
     }
-  }
-}
-
-/**
- * The cheapest request that proves the URL and the credentials: one event of a stream id that
- * cannot exist. Past authentication the API answers 404 in its JSON envelope (or an empty list);
- * bad credentials answer 401/403. A 404 that is not the envelope (an HTML page: the Node-RED
- * editor, any web server) proves nothing but a wrong URL.
- */
-async function probe(client: EdgeClient): Promise<void> {
-  try {
-    await client.listEvents("s000000000000000000000000", { limit: 1 });
-  } catch (err) {
-    if (err instanceof EdgeError && err.code === "not-found") {
-      // apiStatus is set only when the answer had the envelope's head.
-      if (err.apiStatus !== undefined) return;
-      throw new EdgeError("not-api", { status: err.status ?? 404 }, { status: err.status });
-    }
-    throw err;
   }
 }

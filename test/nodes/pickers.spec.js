@@ -6,7 +6,13 @@ const assert = require("node:assert/strict");
 const { startSim, api } = require("../support/simulator");
 const { load, account, helper } = require("../support/red");
 const { startRestricted } = require("../support/restricted-server");
-const { startNodeRed, adminAuth, login } = require("../support/node-red-process");
+const {
+  startNodeRed,
+  adminAuth,
+  login,
+  deployFlows,
+  accountNode,
+} = require("../support/node-red-process");
 const { unload } = require("../support/red");
 
 const SEED = require("../../simulator/seed.json");
@@ -204,7 +210,14 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
   before(async function () {
     sim = await startSim();
     red = await startNodeRed({
-      settings: adminAuth([{ username: "viewer", password: "password", permissions: "read" }]),
+      settings: adminAuth([
+        { username: "viewer", password: "password", permissions: "read" },
+        { username: "admin", password: "admin-pass", permissions: "*" },
+      ]),
+    });
+    const admin = await login(red, "admin", "admin-pass");
+    await deployFlows(red.url, [accountNode(sim)], {
+      headers: { authorization: `Bearer ${admin}` },
     });
   });
   after(async function () {
@@ -212,7 +225,7 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
     await sim?.close();
   });
 
-  const body = () =>
+  const typedBody = () =>
     JSON.stringify({
       account: "new",
       kind: "devices",
@@ -223,19 +236,27 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
     const res = await fetch(`${red.url}/edge-account/directory`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: body(),
+      body: typedBody(),
     });
     assert.equal(res.status, 401);
   });
 
-  it("answers a caller with read permission (edge-account.read)", async function () {
+  it("lists a deployed account's devices to a caller with read permission (edge-account.read), and refuses it typed values", async function () {
     const bearer = await login(red, "viewer", "password", "read");
+    const headers = { "content-type": "application/json", authorization: `Bearer ${bearer}` };
     const res = await fetch(`${red.url}/edge-account/directory`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
-      body: body(),
+      headers,
+      body: JSON.stringify({ account: "acc", kind: "devices" }),
     });
     assert.equal(res.status, 200);
     assert.ok((await res.json()).items.some((i) => i.value === "lcd-board"));
+    const typed = await fetch(`${red.url}/edge-account/directory`, {
+      method: "POST",
+      headers,
+      body: typedBody(),
+    });
+    // Typed values need edge-account.write: Node-RED answers 401 to a user without it.
+    assert.equal(typed.status, 401);
   });
 });

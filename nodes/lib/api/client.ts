@@ -399,6 +399,15 @@ export class EdgeClient {
     }
   }
 
+  /**
+   * A text taken from an answer's body with this client's token replaced (redact.ts): error texts
+   * are redacted as they are read, but what a caller shows from a successful answer (the editor's
+   * device names) it redacts through this, without ever holding the token.
+   */
+  redact(text: string): string {
+    return redact(text, this.token);
+  }
+
   /** Aborts what is in flight, fails what is queued and closes the connection pool. */
   async close(): Promise<void> {
     const reason = new EdgeError("aborted", { method: "*", path: this.prefix });
