@@ -3,7 +3,7 @@
 // a page at a time, cached briefly, and says when a server lists nothing.
 "use strict";
 const assert = require("node:assert/strict");
-const { startSim, api } = require("../support/simulator");
+const { startSim, api, waitFor } = require("../support/simulator");
 const { load, account, helper } = require("../support/red");
 const { startRestricted } = require("../support/restricted-server");
 const {
@@ -218,6 +218,11 @@ describe("the picker route with adminAuth on, in a real Node-RED", function () {
     const admin = await login(red, "admin", "admin-pass");
     await deployFlows(red.url, [accountNode(sim)], {
       headers: { authorization: `Bearer ${admin}` },
+    });
+    // Node-RED answers a deploy before the new flows have started.
+    await waitFor(() => (red.output().match(/\] Started flows/g) ?? []).length >= 2, {
+      timeoutMs: 10000,
+      what: "the deployed flows to start",
     });
   });
   after(async function () {
