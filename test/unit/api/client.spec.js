@@ -139,6 +139,16 @@ describe("API client", function () {
     });
   });
 
+  describe("redacting what a caller shows", function () {
+    it("replaces its token, and every piece of 8 of it, in a text taken from an answer", function () {
+      const c = make({ token: " padded-token-0123456789 " });
+      // The token is sent trimmed, so a server echoes it trimmed.
+      assert.equal(c.redact("name padded-token-0123456789 end"), "name [REDACTED] end");
+      assert.equal(c.redact("cut en-0123456"), "cut [REDACTED]");
+      assert.equal(c.redact("pump-3"), "pump-3");
+    });
+  });
+
   describe("requests", function () {
     it("sends the token always, the user only when configured, and a User-Agent", async function () {
       await client.getDevice(LCD);
