@@ -4,6 +4,15 @@
 // edited and its token typed, with the typed values. Lists come from the hosted service's
 // `GET /device` and `GET /stream` (docs/api-notes.md, Fall-backs), a page of PAGE at a time, cached for
 // CACHE_MS; a server answering 404 or 405 there lists nothing and the picker says so.
+//
+// Who may make the runtime send what: a user with read permission lists a DEPLOYED account, with
+// its stored credentials, its own URL and TLS node, through its own client (so its connection
+// pool and rate limit hold). Typed values make the runtime send credentials, and a TLS node's
+// client certificate, to any URL and answer what came back: that needs edge-account.write, as Test
+// connection does. Typed reads pass one small gate (TYPED_LIMIT) with a client of one connection
+// each, so no number of calls holds more than TYPED_LIMIT.concurrent connections. Every text of an
+// answer is redacted with the token it was read with: a server that echoes the token in a device
+// name must not hand it to a reader.
 import { createHash } from "node:crypto";
 import type { NodeAPI } from "node-red";
 import type { NextFunction, Request, Response } from "express";
@@ -236,7 +245,7 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
     search: string,
     stream: string,
   ): Promise<PickerAnswer> {
-    let release: (() => void) | undefined;
+    let release: () => void;
     try {
       release =
         typedGate.tryAcquire() ?? (await typedGate.acquire(AbortSignal.timeout(TYPED_WAIT_MS)));
