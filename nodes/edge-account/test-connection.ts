@@ -10,9 +10,9 @@ import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeError } from "../lib/api/errors";
 import { errorText } from "../lib/node-red/i18n";
+import type { Translate } from "../lib/node-red/i18n";
 import { editorOnly } from "./admin-guard";
 import { apiPathIn, probe } from "./connection-probe";
-import type { Translate } from "../lib/node-red/i18n";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
 
