@@ -19,6 +19,8 @@ import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
+import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
+import { textOf } from "../lib/node-red/thrown";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -198,13 +200,26 @@ class NodeWatch implements Watch {
 
   private send(event: DeviceEvent, gap: boolean): void {
     const topic = typeof event.path === "string" && event.path ? event.path : this.settings.stream;
+    if (uncopyable(event)) {
+      // Node-RED could not copy it for a second wire or a Catch node: the event is reported once,
+      // as an error without it, and the watch moves past it (it used to overflow at every send).
+      const err = new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+      err.message = errorText(this.t, err);
+      this.node.error(err.message, { topic, eventId: event.id, edgeError: err.toJSON() });
+      return;
+    }
     const msg: NodeMessage & { eventId: string; gap?: boolean } = {
       payload: event,
       topic,
       eventId: event.id,
     };
     if (gap) msg.gap = true;
-    this.node.send(msg);
+    try {
+      this.node.send(msg);
+    } catch (caught) {
+      // Handed over: a throw from Node-RED's side is logged; the other events still go out.
+      this.node.error(textOf(caught));
+    }
   }
 
   private save(position: Position): void {
