@@ -205,7 +205,8 @@ class NodeWatch implements Watch {
       // as an error without it, and the watch moves past it (it used to overflow at every send).
       const err = new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
       err.message = errorText(this.t, err);
-      this.node.error(err.message, { topic, eventId: event.id, edgeError: err.toJSON() });
+      // The error itself, not its text: Node-RED copies its code into the Catch node's msg.error.
+      this.node.error(err, { topic, eventId: event.id, edgeError: err.toJSON() });
       return;
     }
     const msg: NodeMessage & { eventId: string; gap?: boolean } = {
