@@ -46,7 +46,8 @@ function twoWires(node) {
 }
 
 describe("reliability: pages a server should never send", function () {
-  const env = withRedAndSimulator();
+  // The simulator is not used: every page comes from a hand-written server.
+  withRedAndSimulator();
   let server;
   afterEach(async function () {
     await server?.close();
