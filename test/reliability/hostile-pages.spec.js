@@ -139,4 +139,36 @@ describe("reliability: pages a server should never send", function () {
     assert.equal(get("b").received.length, 0);
     assert.deepEqual(errors.length, 1, errors.join("\n"));
   });
+
+  it("never reports a message as failed once it was handed to send(), even when send() then throws", async function () {
+    server = await pageServer(JSON.stringify([plainEvent("e1", NOW)]));
+    const { get } = await startFlow(
+      fakeAccount(server),
+      twoWires({ type: "edge-list-events", stream: "s-deep", limit: "", start: "", mode: "page" }),
+      { account: { rate: 0 } },
+    );
+    const n1 = get("n1");
+    // Node-RED's own failures after delivery (a copy, a hook) cannot be provoked any more once the
+    // depth is checked first: stand in for one on this node only, after the real send.
+    const realSend = n1.send.bind(n1);
+    n1.send = (msg) => {
+      realSend(msg);
+      throw new RangeError("Maximum call stack size exceeded");
+    };
+    const ends = [];
+    const complete = n1._complete.bind(n1);
+    n1._complete = (msg, err) => {
+      ends.push(err);
+      return complete(msg, err);
+    };
+    const errors = [];
+    n1.on("call:error", (call) => errors.push(String(call.args[0])));
+    n1.receive({});
+    const [a, b] = [await next(get("a")), await next(get("b"))];
+    assert.equal(a.payload[0].id, "e1");
+    assert.equal(b.payload[0].id, "e1");
+    await noMessage(get("caught"), 100);
+    assert.deepEqual(ends, [undefined], "the message ended once, without an error");
+    assert.match(errors.join("\n"), /RangeError: Maximum call stack size exceeded/);
+  });
 });
