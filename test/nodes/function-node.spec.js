@@ -96,6 +96,7 @@ describe("a Function node's objects and errors", function () {
     assert.equal(caughtCode(caught), "internal");
     assert.match(caught.error.message, /Unexpected error: TypeError: not ready/);
     await noMessage(get("out"), 50);
+    assert.equal(get("out").received.length, 0);
   });
 
   it("reports a stack overflow in a Function node's getter as a msg too deep, in its realm too", async function () {
