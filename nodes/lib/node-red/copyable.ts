@@ -18,7 +18,11 @@ const NOT_COPIED = new Set(["_msgid", "req", "res"]);
  */
 export function uncopyable(value: unknown, max: number = MAX_MSG_DEPTH): boolean {
   if (typeof value !== "object" || value === null) return false;
-  const stack: [object, number][] = [[value, 1]];
+  return walkFails([[value, 1]], max);
+}
+
+/** The walk of uncopyable(), from the given objects and their depths. */
+function walkFails(stack: [object, number][], max: number): boolean {
   const seen = new Set<object>();
   try {
     for (let visits = 0; stack.length > 0 && visits < MAX_VISITS; visits++) {
@@ -34,6 +38,25 @@ export function uncopyable(value: unknown, max: number = MAX_MSG_DEPTH): boolean
     return true;
   }
   return false;
+}
+
+/**
+ * Whether Node-RED's copy of the msg would fail; one walk over the whole msg, since it runs for
+ * every message sent (under a microsecond for a command's answer).
+ */
+export function msgUncopyable(msg: object): boolean {
+  const stack: [object, number][] = [];
+  try {
+    for (const key of Object.keys(msg)) {
+      if (NOT_COPIED.has(key)) continue;
+      const value: unknown = (msg as Record<string, unknown>)[key];
+      if (typeof value === "object" && value !== null) stack.push([value, 1]);
+    }
+  } catch {
+    // A getter on the msg itself.
+    return true;
+  }
+  return stack.length > 0 && walkFails(stack, MAX_MSG_DEPTH);
 }
 
 /** The msg's own properties that Node-RED's copy could not hold. */

@@ -15,7 +15,7 @@ import { StatusThrottle, clip, errorStatus } from "./status";
 import { healthOf } from "../account/lookup";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
-import { MAX_MSG_DEPTH, fitForCatch, messagesOf, uncopyableKeys } from "./copyable";
+import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyable";
 import type { Outgoing } from "./copyable";
 import { isStackOverflow, textOf } from "./thrown";
 
@@ -218,8 +218,7 @@ export function handleInput(
     const checkedSend = (out: Outgoing): void => {
       const msgs = messagesOf(out);
       for (const m of msgs)
-        if (uncopyableKeys(m).length > 0)
-          throw new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+        if (msgUncopyable(m)) throw new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
       if (msgs.includes(msg)) handed = true;
       try {
         send(out);

@@ -33,6 +33,16 @@ describe("unit: node-red/copyable", function () {
     const deep = nested(5000);
     const msg = { _msgid: "m", payload: deep, topic: "t", req: { deep }, res: { deep } };
     assert.deepEqual(c.uncopyableKeys(msg), ["payload"]);
+    assert.equal(c.msgUncopyable(msg), true);
+    assert.equal(c.msgUncopyable({ payload: nested(10), req: { deep }, res: { deep } }), false);
+    const getter = {};
+    Object.defineProperty(getter, "payload", {
+      enumerable: true,
+      get() {
+        throw new Error("no");
+      },
+    });
+    assert.equal(c.msgUncopyable(getter), true);
     assert.deepEqual(c.fitForCatch(msg), ["payload"]);
     assert.deepEqual(Object.keys(msg), ["_msgid", "topic", "req", "res"]);
   });
