@@ -131,9 +131,9 @@ class NodeWatch implements Watch {
   }
 
   private deliver({ events, position, moved, gap }: ReadResult): void {
-    events.forEach((event, i) => {
-      this.send(event, gap && i === 0);
-    });
+    // The gap flag goes on the first event sent: a skipped one (too deep) does not take it along.
+    let flagGap = gap;
+    for (const event of events) if (this.send(event, flagGap)) flagGap = false;
     if (moved) this.save(position);
     this.failing = false;
     const last = events.at(-1);
@@ -198,7 +198,8 @@ class NodeWatch implements Watch {
     });
   }
 
-  private send(event: DeviceEvent, gap: boolean): void {
+  /** Sends one event; false when it could not go out (too deep) and was reported instead. */
+  private send(event: DeviceEvent, gap: boolean): boolean {
     const topic = typeof event.path === "string" && event.path ? event.path : this.settings.stream;
     if (uncopyable(event)) {
       // Node-RED could not copy it for a second wire or a Catch node: the event is reported once,
@@ -207,7 +208,7 @@ class NodeWatch implements Watch {
       err.message = errorText(this.t, err);
       // The error itself, not its text: Node-RED copies its code into the Catch node's msg.error.
       this.node.error(err, { topic, eventId: event.id, edgeError: err.toJSON() });
-      return;
+      return false;
     }
     const msg: NodeMessage & { eventId: string; gap?: boolean } = {
       payload: event,
@@ -221,6 +222,7 @@ class NodeWatch implements Watch {
       // Handed over: a throw from Node-RED's side is logged; the other events still go out.
       this.node.error(textOf(caught));
     }
+    return true;
   }
 
   private save(position: Position): void {
