@@ -19,6 +19,8 @@ import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
 import { resolveTarget } from "../lib/node-red/target";
+import { checkTemplate } from "../lib/node-red/render";
+import { configError } from "../lib/node-red/config";
 import { checkInteger } from "../lib/node-red/validate";
 import {
   AWAIT_COMMAND_RANGES,
@@ -46,6 +48,16 @@ function blank(value: unknown): boolean {
   return (
     value === undefined || value === null || (typeof value === "string" && value.trim() === "")
   );
+}
+
+/**
+ * The node's own Timeout, Interval and Inbox, checked at deploy: a Timeout of "abc" used to be
+ * found only when a message came, after the command had been sent.
+ */
+function checkSettings(def: AwaitCommandDef): void {
+  if (!blank(def.timeout)) checkInteger(def.timeout, "timeout", R.timeout.min, R.timeout.max);
+  if (!blank(def.interval)) checkInteger(def.interval, "interval", R.interval.min, R.interval.max);
+  if (typeof def.inbox === "string") checkTemplate(def.inbox, "inbox");
 }
 
 function commandOf(msg: NodeMessageInFlow): CommandRef {
@@ -216,8 +228,12 @@ export = function (RED: NodeAPI): void {
       });
     };
 
+    const invalid = configError(() => {
+      checkSettings(def);
+    });
     handle = handleInput(RED, this, "edge-await-command", step, {
       account: def.account,
+      invalid,
       busy: (count, tr) => ({
         fill: "blue",
         shape: "ring",
@@ -228,7 +244,9 @@ export = function (RED: NodeAPI): void {
     /** Resumes the waits saved by this node before a redeploy or restart. */
     function restore(): void {
       RED.events.off("flows:started", restore);
-      if (shared.closing) return;
+      // Saved waits stay saved while the settings are invalid: each resumes, and ends once, after
+      // the deploy that fixes them, instead of failing now with an error that is not its own.
+      if (shared.closing || invalid) return;
       saved.list().then(
         (list) => {
           if (shared.closing) return;

@@ -10,11 +10,20 @@ import { accountOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkPatch, checkState } from "../lib/node-red/validate";
+import { checkTemplate } from "../lib/node-red/render";
+import { configError } from "../lib/node-red/config";
+
+/** The node's Mode and Device template, checked at deploy. */
+function checkSettings(def: DeviceStateDef, mode: string): void {
+  if (mode !== "get" && mode !== "replace" && mode !== "merge")
+    throw new EdgeError("bad-mode", { mode });
+  if (typeof def.device === "string") checkTemplate(def.device, "device");
+}
 
 interface DeviceStateDef extends NodeDef {
   account: string;
   device: string;
-  /** "get", "replace" or "merge"; anything else is an error per message. */
+  /** "get", "replace" or "merge"; anything else is an error at deploy and for every message. */
   mode: string;
 }
 
@@ -22,6 +31,9 @@ export = function (RED: NodeAPI): void {
   function EdgeDeviceStateNode(this: Node, def: DeviceStateDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "get";
+    const invalid = configError(() => {
+      checkSettings(def, mode);
+    });
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
@@ -52,7 +64,7 @@ export = function (RED: NodeAPI): void {
         const keys = Object.keys(result.state).length;
         return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { keys }) };
       },
-      { account: def.account },
+      { account: def.account, invalid },
     ).limitBy(intakeOf(RED, def.account));
   }
 

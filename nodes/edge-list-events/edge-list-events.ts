@@ -10,6 +10,8 @@ import { pages } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
+import { checkTemplate } from "../lib/node-red/render";
+import { configError } from "../lib/node-red/config";
 import { LIST_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 interface ListEventsDef extends NodeDef {
@@ -17,7 +19,7 @@ interface ListEventsDef extends NodeDef {
   stream: string;
   limit: number | string;
   start: number | string;
-  /** "page", "all" or "split"; anything else is an error per message. */
+  /** "page", "all" or "split"; anything else is an error at deploy and for every message. */
   mode: string;
   maxEvents: number | string;
 }
@@ -28,10 +30,24 @@ function blankToUndefined(value: unknown): unknown {
   return typeof value === "string" && value.trim() === "" ? undefined : value;
 }
 
+/** The node's Mode, numbers and Stream template, checked at deploy. */
+function checkSettings(def: ListEventsDef, mode: string): void {
+  if (mode !== "page" && mode !== "all" && mode !== "split")
+    throw new EdgeError("bad-mode", { mode });
+  for (const name of ["limit", "start", "maxEvents"] as const) {
+    const value = blankToUndefined(def[name]);
+    if (value !== undefined && value !== null) checkInteger(value, name, R[name].min, R[name].max);
+  }
+  if (typeof def.stream === "string") checkTemplate(def.stream, "stream");
+}
+
 export = function (RED: NodeAPI): void {
   function EdgeListEventsNode(this: Node, def: ListEventsDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "page";
+    const invalid = configError(() => {
+      checkSettings(def, mode);
+    });
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
@@ -144,7 +160,7 @@ export = function (RED: NodeAPI): void {
         }
         throw new EdgeError("bad-mode", { mode });
       },
-      { account: def.account },
+      { account: def.account, invalid },
     ).limitBy(intakeOf(RED, def.account));
   }
 

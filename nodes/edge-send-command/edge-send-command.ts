@@ -6,7 +6,8 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import type { DeviceEvent, EventMetadata } from "../lib/api/types";
 import { accountOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
-import { renderJson } from "../lib/node-red/render";
+import { checkTemplate, renderJson } from "../lib/node-red/render";
+import { blank, configError } from "../lib/node-red/config";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkElems, checkInteger, isPlainObject, parseJson } from "../lib/node-red/validate";
 import type { CommandRef } from "../lib/commands/command-ref";
@@ -31,13 +32,32 @@ function deviceOfPath(path: string | undefined): string | undefined {
 function elemsOf(msg: NodeMessage, template: string) {
   const payload = msg.payload;
   if (isPlainObject(payload) || !template.trim()) return checkElems(payload, "msg.payload");
-  return checkElems(parseJson(renderJson(template, msg), "Elems"), "Elems");
+  return checkElems(parseJson(renderJson(template, msg, "Elems"), "Elems"), "Elems");
+}
+
+/**
+ * What of the node's settings can be known wrong before any message: the ttl, and templates that
+ * mustache cannot read (Elems without tags must be JSON already). Elems that only turn out wrong
+ * once filled in are still reported per message.
+ */
+function checkSettings(def: SendCommandDef, target: "device" | "stream"): void {
+  if (!blank(def.ttl)) checkInteger(def.ttl, "ttl", R.ttl.min, R.ttl.max);
+  const elems = typeof def.elems === "string" ? def.elems : "";
+  if (elems.trim()) {
+    checkTemplate(elems, "Elems");
+    if (!elems.includes("{{")) parseJson(elems, "Elems");
+  }
+  const name = target === "device" ? def.device : def.stream;
+  if (typeof name === "string") checkTemplate(name, target);
 }
 
 export = function (RED: NodeAPI): void {
   function EdgeSendCommandNode(this: Node, def: SendCommandDef) {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
+    const invalid = configError(() => {
+      checkSettings(def, target);
+    });
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
@@ -93,7 +113,7 @@ export = function (RED: NodeAPI): void {
           status: () => t("edge-send-command.status.sent"),
         };
       },
-      { account: def.account },
+      { account: def.account, invalid },
     ).limitBy(intakeOf(RED, def.account));
   }
 

@@ -19,6 +19,8 @@ import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
+import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
+import { textOf } from "../lib/node-red/thrown";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -129,9 +131,9 @@ class NodeWatch implements Watch {
   }
 
   private deliver({ events, position, moved, gap }: ReadResult): void {
-    events.forEach((event, i) => {
-      this.send(event, gap && i === 0);
-    });
+    // The gap flag goes on the first event sent: a skipped one (too deep) does not take it along.
+    let flagGap = gap;
+    for (const event of events) if (this.send(event, flagGap)) flagGap = false;
     if (moved) this.save(position);
     this.failing = false;
     const last = events.at(-1);
@@ -196,15 +198,31 @@ class NodeWatch implements Watch {
     });
   }
 
-  private send(event: DeviceEvent, gap: boolean): void {
+  /** Sends one event; false when it could not go out (too deep) and was reported instead. */
+  private send(event: DeviceEvent, gap: boolean): boolean {
     const topic = typeof event.path === "string" && event.path ? event.path : this.settings.stream;
+    if (uncopyable(event)) {
+      // Node-RED could not copy it for a second wire or a Catch node: the event is reported once,
+      // as an error without it, and the watch moves past it (it used to overflow at every send).
+      const err = new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+      err.message = errorText(this.t, err);
+      // The error itself, not its text: Node-RED copies its code into the Catch node's msg.error.
+      this.node.error(err, { topic, eventId: event.id, edgeError: err.toJSON() });
+      return false;
+    }
     const msg: NodeMessage & { eventId: string; gap?: boolean } = {
       payload: event,
       topic,
       eventId: event.id,
     };
     if (gap) msg.gap = true;
-    this.node.send(msg);
+    try {
+      this.node.send(msg);
+    } catch (caught) {
+      // Handed over: a throw from Node-RED's side is logged; the other events still go out.
+      this.node.error(textOf(caught));
+    }
+    return true;
   }
 
   private save(position: Position): void {

@@ -477,7 +477,26 @@ export class EdgeClient {
         { method: "GET", path },
       );
     }
-    return env.body.filter(isObject) as DeviceEvent[];
+    // An event is an object: a page of arrays (or numbers, or nulls) is not a list of events
+    // with some left out, it is an answer we do not understand, and saying so beats an empty or
+    // partial listing that looks complete.
+    const odd = env.body.findIndex((e) => !isObject(e));
+    if (odd >= 0) {
+      const path = `${this.prefix}/event/${encodeSegment(stream)}`;
+      const found = env.body[odd] as unknown;
+      const kind = Array.isArray(found)
+        ? "an array"
+        : found === null
+          ? "null"
+          : `a ${typeof found}`;
+      const detail = `event ${odd} of the page is ${kind}, not an object`;
+      throw new EdgeError(
+        "malformed",
+        { method: "GET", path, status: env.head.status, detail },
+        { method: "GET", path },
+      );
+    }
+    return env.body as DeviceEvent[];
   }
 
   /** Event creation may answer the event, `null`, `{}` or nothing at all: all are success. */

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   "bad-value",
   "null-value",
   "bad-json",
+  "bad-template",
   "integer",
   "bad-mode",
   "bad-device",

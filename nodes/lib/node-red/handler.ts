@@ -2,9 +2,10 @@
 // step, send what it returns, then call done() exactly once, or done(err) with a translated
 // EdgeError so a Catch node sees it. Every message ends in one output or one error; a message
 // cancelled by close or msg.reset ends with done() alone. Node-RED never awaits an input
-// listener, so nothing here may reject.
+// listener, so nothing here may reject. A node whose configuration is invalid says so at deploy
+// with a red status that stays, and refuses every message with that error.
 import { setMaxListeners } from "node:events";
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
+import type { Node, NodeAPI, NodeMessageInFlow, NodeStatus } from "node-red";
 import { EdgeError } from "../api/errors";
 import type { CallOptions } from "../api/client";
 import { errorText, translator } from "./i18n";
@@ -14,8 +15,11 @@ import { StatusThrottle, clip, errorStatus } from "./status";
 import { healthOf } from "../account/lookup";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
+import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyable";
+import type { Outgoing } from "./copyable";
+import { isStackOverflow, textOf } from "./thrown";
 
-export type Outgoing = NodeMessage | (NodeMessage | NodeMessage[] | null)[];
+export type { Outgoing };
 
 export interface InputContext {
   /** Aborted when the node closes or its waits are cancelled. */
@@ -43,6 +47,11 @@ export interface HandlerOptions {
   busy?: (pending: number, t: Translate) => NodeStatus;
   /** The node's account: its health (queue, 429 wait, failed authentication) shows here too. */
   account?: string;
+  /**
+   * What is wrong with the node's configuration, found at deploy: shown then, as a status that
+   * stays, and every message is refused with it (before it could cost a request).
+   */
+  invalid?: EdgeError;
 }
 
 export interface InputHandle {
@@ -55,75 +64,12 @@ export interface InputHandle {
   limitBy(limit: () => IntakeLimit | undefined): void;
 }
 
-/** Text of any thrown value, even one whose toString() throws. */
-function textOf(value: unknown): string {
-  try {
-    return value instanceof Error ? `${value.name}: ${value.message}` : String(value);
-  } catch {
-    return "an unprintable value";
-  }
-}
-
 /** Every failure reaches the flow as an EdgeError with a code; a bug or a foreign throw too. */
 function toEdgeError(err: unknown): EdgeError {
   if (err instanceof EdgeError) return err;
-  if (err instanceof RangeError && /call stack/i.test(err.message))
-    return new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+  // Of any realm: a Function node's getter that recursed overflows in its own vm context.
+  if (isStackOverflow(err)) return new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
   return new EdgeError("internal", { detail: textOf(err) });
-}
-
-/**
- * Node-RED copies the msg for each Catch node with a recursive clone that overflows the stack at
- * about 2,500 levels of nesting, or throws with a getter that throws, and msg.error never
- * arrives: such msg properties are taken out before the error is reported, and named in
- * msg.edgeError.removed.
- */
-const MAX_MSG_DEPTH = 1000;
-/** Bounds the walk on a huge msg; it runs on the error path only. */
-const MAX_VISITS = 1_000_000;
-
-/**
- * Whether a copy of `value` would fail: it nests objects or arrays deeper than `max` levels, or
- * reading it throws. Iterative: no recursion.
- */
-function uncopyable(value: unknown, max: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const stack: [object, number][] = [[value, 1]];
-  const seen = new Set<object>();
-  try {
-    for (let visits = 0; stack.length > 0 && visits < MAX_VISITS; visits++) {
-      const [v, depth] = stack.pop() as [object, number];
-      if (depth > max) return true;
-      if (seen.has(v) || ArrayBuffer.isView(v)) continue;
-      seen.add(v);
-      for (const child of Object.values(v) as unknown[])
-        if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
-    }
-  } catch {
-    // A getter or proxy that throws: the clone would throw the same way.
-    return true;
-  }
-  return false;
-}
-
-/** Takes out the msg properties a Catch node's copy of the msg could not hold. */
-function fitForCatch(msg: NodeMessageInFlow): string[] {
-  const removed: string[] = [];
-  for (const key of Object.keys(msg)) {
-    if (key === "_msgid") continue;
-    let bad: boolean;
-    try {
-      bad = uncopyable((msg as Record<string, unknown>)[key], MAX_MSG_DEPTH);
-    } catch {
-      // A getter on the msg itself.
-      bad = true;
-    }
-    if (bad) {
-      removed.push(key);
-      Reflect.deleteProperty(msg, key);
-    }
-  }
-  return removed;
 }
 
 export function handleInput(
@@ -182,9 +128,13 @@ export function handleInput(
     }));
 
   const shown = new StatusThrottle(node);
-  const unwatch = healthOf(RED, options.account)?.watch((s) => {
-    shown.account(s);
-  });
+  const { invalid } = options;
+  // A node that refuses everything shows why and nothing else, not the account's passing states.
+  const unwatch = invalid
+    ? undefined
+    : healthOf(RED, options.account)?.watch((s) => {
+        shown.account(s);
+      });
   /** A result: shown at once when it leaves the node idle, else coalesced with the others. */
   const show = (s: StatusSource): void => {
     if (pending <= 1) shown.now(s);
@@ -220,8 +170,24 @@ export function handleInput(
     }
   };
 
-  const fail = (msg: NodeMessageInFlow, caught: unknown, done: (err?: Error) => void): void => {
+  const fail = (
+    msg: NodeMessageInFlow,
+    caught: unknown,
+    done: (err?: Error) => void,
+    handed: boolean,
+  ): void => {
     const err = toEdgeError(caught);
+    if (handed) {
+      // The msg is already on its way (or with the next node): reporting it as failed too would
+      // end it twice, and taking properties out of it would change it under its receiver.
+      try {
+        node.error(errorText(t, err));
+      } catch {
+        // Nothing is left to tell.
+      }
+      end(done);
+      return;
+    }
     try {
       err.message = errorText(t, err);
       const removed = fitForCatch(msg);
@@ -242,17 +208,45 @@ export function handleInput(
     refused?: EdgeError,
     arrived?: number,
   ): Promise<void> => {
+    // Whether this msg itself has been handed to send(): from then on it is not ours to fail.
+    let handed = false;
+    /**
+     * Node-RED's send(), after the check that its copies can be made: a msg too deep to copy is
+     * refused before any wire has it. Once handed over, a throw from Node-RED's side (a hook, a
+     * copy) is logged, never made the message's error: the first wire may already have it.
+     */
+    const checkedSend = (out: Outgoing): void => {
+      const msgs = messagesOf(out);
+      for (const m of msgs)
+        if (msgUncopyable(m)) throw new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
+      if (msgs.includes(msg)) handed = true;
+      try {
+        send(out);
+      } catch (caught) {
+        try {
+          node.error(textOf(caught));
+        } catch {
+          // Nothing is left to tell.
+        }
+      }
+    };
     try {
       if (refused) throw refused;
       const shared = callOf(controller);
       // A message held by the intake spent part of its requests' budget waiting there.
       const call = arrived === undefined ? shared : { ...shared, since: arrived };
-      const result = await step(msg, { signal: controller.signal, t, send, status, call });
+      const result = await step(msg, {
+        signal: controller.signal,
+        t,
+        send: checkedSend,
+        status,
+        call,
+      });
       if (controller.signal.aborted) {
         end(done);
         return;
       }
-      if (result?.send) send(result.send);
+      if (result?.send) checkedSend(result.send);
       if (result) {
         const { status, fill = "green" } = result;
         show(() => ({
@@ -264,15 +258,26 @@ export function handleInput(
       end(done);
     } catch (caught) {
       if (controller.signal.aborted) end(done);
-      else fail(msg, caught, done);
+      else fail(msg, caught, done, handed);
     } finally {
       settled();
     }
   };
 
   const busyNow = (): NodeStatus => busy(pending, t);
+  if (invalid) {
+    // Said once at deploy, in the log and on the node; each message then fails with it.
+    invalid.message = errorText(t, invalid);
+    node.error(invalid.message);
+    shown.now({ fill: "red", shape: "ring", text: errorStatus(t, invalid) });
+  }
   node.on("input", (msg, send, done) => {
     pending++;
+    if (invalid) {
+      intake.running++;
+      void run(msg, generation, send, done, invalid);
+      return;
+    }
     const limit = limitOf?.();
     const admitted = intake.admit(limit);
     if (admitted === "start") start(msg, send, done);

@@ -12,7 +12,10 @@ export function resolveTarget(
   msgProperty: string,
   emptyCode: ErrorCode,
 ): string {
-  const raw = template?.trim() ? render(template, msg) : msg[msgProperty];
+  // The property's name in an error about its template: "device" for deviceId.
+  const raw = template?.trim()
+    ? render(template, msg, msgProperty.replace(/Id$/, ""))
+    : msg[msgProperty];
   const value = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
   if (!value) throw new EdgeError(emptyCode);
   return value;

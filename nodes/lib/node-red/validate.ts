@@ -34,13 +34,45 @@ export function typeName(value: unknown): string {
 }
 
 /**
- * An object literal, JSON.parse result or Object.create(null): the only objects whose JSON form
- * is their own enumerable keys. Buffers, Maps, Dates and class instances are not.
+ * Whether `proto` is the Object.prototype of another realm. A Function node runs in its own `vm`
+ * context, so its object literals inherit from that context's Object.prototype, not ours, and an
+ * identity check refused the most common way to build a command. What cannot be faked without
+ * being that prototype: it ends its chain, and its own `constructor` is a built-in function named
+ * Object whose `prototype` is it. A class's prototype, or an object dressed up with a
+ * `constructor` property, has another prototype above it or a constructor that is not native.
+ */
+function isObjectPrototypeOfSomeRealm(proto: object): boolean {
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const own = Object.getOwnPropertyDescriptor(proto, "constructor");
+  const ctor: unknown = own && "value" in own ? own.value : undefined;
+  return (
+    typeof ctor === "function" &&
+    ctor.name === "Object" &&
+    (ctor as { prototype?: unknown }).prototype === proto &&
+    /^function Object\(\) \{\s*\[native code\]\s*\}$/.test(Function.prototype.toString.call(ctor))
+  );
+}
+
+/**
+ * An object literal, JSON.parse result or Object.create(null), from this realm or another (a
+ * Function node's): the only objects whose JSON form is their own enumerable keys. Buffers, Maps,
+ * Dates and class instances are not, whatever realm they come from: they have another prototype
+ * or another built-in tag than "[object Object]".
  */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  try {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto === Object.prototype || proto === null) return true;
+    return (
+      typeof proto === "object" &&
+      isObjectPrototypeOfSomeRealm(proto) &&
+      Object.prototype.toString.call(value) === "[object Object]"
+    );
+  } catch {
+    // A proxy whose traps throw: not something to send.
+    return false;
+  }
 }
 
 function isStateValue(value: unknown): value is StateValue {

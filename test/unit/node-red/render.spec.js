@@ -4,7 +4,7 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { render, renderJson } = lib("node-red/render");
+const { render, renderJson, checkTemplate } = lib("node-red/render");
 
 describe("unit: node-red/render", function () {
   it("should fill tags from the msg and leave text without tags as it is", function () {
@@ -19,5 +19,39 @@ describe("unit: node-red/render", function () {
     assert.deepEqual(JSON.parse(text), { "/lcd/txt1": 'say "hi"\n' });
     assert.equal(renderJson('{"n": {{payload}}}', { payload: 5 }), '{"n": 5}');
     assert.equal(renderJson('{"a": 1}', {}), '{"a": 1}');
+  });
+
+  it("should report a template mustache cannot read as bad-template, naming the property", function () {
+    const unclosed = '{"/lcd/txt1": {{payload}';
+    for (const fill of [renderJson, render]) {
+      assert.throws(
+        () => fill(unclosed, { payload: 1 }, "Elems"),
+        (err) => {
+          assert.equal(err.name, "EdgeError");
+          assert.equal(err.code, "bad-template");
+          assert.match(err.message, /^Elems is not a valid mustache template: Unclosed tag at \d+/);
+          return true;
+        },
+      );
+    }
+    assert.throws(() => checkTemplate("{{#a}}x", "device"), { code: "bad-template" });
+    assert.throws(
+      () => render("{{{x}}", {}),
+      (err) => {
+        assert.deepEqual(err.params, { what: "template", detail: "Unclosed tag at 6" });
+        return true;
+      },
+    );
+    checkTemplate("no tags at all {", "device");
+    checkTemplate("{{{deviceId}}}", "device");
+  });
+
+  it("should leave a throw while rendering to the msg it came from, not call it the template's", function () {
+    const msg = {
+      get payload() {
+        throw new TypeError("not ready");
+      },
+    };
+    assert.throws(() => render("{{payload}}", msg), { name: "TypeError", message: "not ready" });
   });
 });

@@ -89,6 +89,73 @@ describe("unit: node-red/validate", function () {
     });
   });
 
+  describe("objects from another realm (a Function node's vm context)", function () {
+    const vm = require("node:vm");
+    /** Evaluates `code` in a fresh context, as Node-RED runs a Function node's code. */
+    const foreign = (code) => vm.runInNewContext(code);
+
+    it("should take a plain object built in another realm, and copy it into this one", function () {
+      const value = foreign('({ "/lcd/txt1": "hi", lcd: { txt2: "there" } })');
+      assert.notEqual(Object.getPrototypeOf(value), Object.prototype, "not a foreign object");
+      assert.equal(v.isPlainObject(value), true);
+      assert.equal(v.typeName(value), "an object");
+      const elems = v.checkElems(value, "msg.payload");
+      assert.deepEqual(elems, { "/lcd/txt1": "hi", lcd: { txt2: "there" } });
+      assert.equal(Object.getPrototypeOf(elems.lcd), Object.prototype);
+      assert.deepEqual(v.checkState(foreign('({ "/a": 1 })'), "msg.payload"), { "/a": 1 });
+      assert.deepEqual(v.checkPatch(foreign('({ "/a": null })'), "msg.payload"), { "/a": null });
+      assert.equal(v.isPlainObject(foreign("Object.create(null)")), true);
+    });
+
+    it("should still refuse a foreign Map, Date, array, class instance or typed array", function () {
+      const cases = [
+        ["new Map([['a', 1]])", "not-plain", "a Map"],
+        ["new Date(0)", "not-plain", "a Date"],
+        ["new (class Reading { constructor() { this.a = 1; } })()", "not-plain", "a Reading"],
+        ["new Uint8Array(2)", "not-plain", "a Uint8Array"],
+        ["[1]", "not-object", "an array"],
+      ];
+      for (const [code, expected, type] of cases) {
+        const value = foreign(code);
+        assert.equal(v.isPlainObject(value), false, code);
+        assert.throws(() => v.checkState(value, "msg.payload"), { code: expected }, code);
+        assert.equal(v.typeName(value), type, code);
+      }
+    });
+
+    it("should refuse objects dressed up as plain ones", function () {
+      // A fake Object.prototype: its constructor is named Object but is not the built-in one.
+      const fakeProto = Object.create(null);
+      fakeProto.constructor = function Object() {};
+      fakeProto.constructor.prototype = fakeProto;
+      const cases = [
+        // A class instance claiming the tag of a plain object.
+        new (class Tagged {
+          get [Symbol.toStringTag]() {
+            return "Object";
+          }
+        })(),
+        // An own `constructor` that says Object.
+        Object.assign(Object.create(new Map()), { constructor: Object }),
+        Object.create(fakeProto),
+        // A foreign object whose own tag says it is something else.
+        foreign('({ [Symbol.toStringTag]: "Map", a: 1 })'),
+        // A foreign Object.prototype with its constructor replaced.
+        foreign("const p = Object.create(null); p.constructor = Object; Object.create(p)"),
+        // A proxy whose traps throw.
+        new Proxy(
+          {},
+          {
+            getPrototypeOf() {
+              throw new Error("trap");
+            },
+          },
+        ),
+      ];
+      for (const value of cases) assert.equal(v.isPlainObject(value), false);
+    });
+  });
+
   describe("checkInteger", function () {
     it("should take whole numbers in range, as numbers or decimal text", function () {
       assert.equal(v.checkInteger(5, "limit", 1, 10), 5);
