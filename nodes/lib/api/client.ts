@@ -191,7 +191,9 @@ export class EdgeClient {
       contentType: TEXT_PLAIN,
       name: [path, "The stream path"],
     } as const;
-    return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
+    return this.request<unknown>(req, opts).then((env) =>
+      EdgeClient.event(env, `${this.prefix}/event`),
+    );
   }
 
   createEvent(
@@ -204,7 +206,7 @@ export class EdgeClient {
     return this.request<unknown>(
       { method: "POST", segments: ["event", streamId], body, name: [streamId, "The stream"] },
       opts,
-    ).then((env) => EdgeClient.event(env));
+    ).then((env) => EdgeClient.event(env, `${this.prefix}/event/${encodeSegment(streamId)}`));
   }
 
   listEvents(
@@ -472,8 +474,20 @@ export class EdgeClient {
   }
 
   /** Event creation may answer the event, `null`, `{}` or nothing at all: all are success. */
-  private static event(env: Envelope<unknown>): DeviceEvent | null {
+  /**
+   * The event a create answered. No body is the server's documented right (the command then
+   * carries the local send time); an event without a usable id is refused: an await node matches
+   * markers by that id, and with an empty one any marker completed the wait (issue 19).
+   */
+  private static event(env: Envelope<unknown>, path: string): DeviceEvent | null {
     const body = env.body;
-    return isObject(body) && typeof body.id === "string" ? (body as DeviceEvent) : null;
+    if (!isObject(body)) return null;
+    if (typeof body.id === "string" && body.id !== "") return body as DeviceEvent;
+    const detail = body.id === undefined ? "no id" : `id ${JSON.stringify(body.id).slice(0, 40)}`;
+    throw new EdgeError(
+      "no-command-id",
+      { method: "POST", path, detail },
+      { method: "POST", path, mayHaveBeenSent: true },
+    );
   }
 }

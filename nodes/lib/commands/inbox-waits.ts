@@ -4,7 +4,7 @@
 // ids' strings (docs/api-notes.md, Markers). The ids of ended waits are remembered for a while, so
 // that their late markers go to nobody else.
 import type { Wait, WatchHandle } from "./inbox-poller";
-import { IdIndex } from "./markers";
+import { IdIndex, tokensOf } from "./markers";
 import type { Marker } from "./markers";
 
 /** Ids of ended waits remembered, so their late markers go to nobody else. */
@@ -12,10 +12,26 @@ const MAX_ENDED = 10_000;
 /** Id shapes remembered: ids of one server share one, so a few are all there are. */
 const MAX_SHAPES = 100;
 
-/** A string's shape: hex digits, other letters, the rest as is. Ids of one server share one. */
+const HEX = /[0-9a-f]/i;
+
+/**
+ * A string's shape: hex digits, other letters, the rest as is. Ids of one server share one. One
+ * pass: two made every letter and digit "a" (the "h" of the first was a letter of the second).
+ */
 function shapeOf(s: string): string {
-  return s.replace(/[0-9a-f]/gi, "h").replace(/[g-z]/gi, "a");
+  return s.replace(/[0-9a-z]/gi, (c) => (HEX.test(c) ? "h" : "a"));
 }
+
+/**
+ * The shape with each run of one class as one: short ids grow in length (`7`, `17`, `2001`;
+ * `cmd-42`, `cmd-421`), so a marker that names another command of the same server has the run
+ * shape of our ids, not always their length.
+ */
+function runShapeOf(s: string): string {
+  return shapeOf(s).replace(/(.)\1+/g, "$1");
+}
+
+const DIGIT = /[0-9]/;
 
 /** What a wait's handle calls back: the inbox watch it was added to. */
 export interface EntryOwner {
@@ -63,6 +79,7 @@ export class InboxWaits {
   private readonly ended = new IdIndex<number>();
   private readonly lengths = new Set<number>();
   private readonly shapes = new Set<string>();
+  private readonly runShapes = new Set<string>();
   private readonly intervals = new Map<number, number>();
 
   get count(): number {
@@ -92,6 +109,7 @@ export class InboxWaits {
     if (id === undefined || id === "") return;
     this.lengths.add(id.length);
     if (this.shapes.size < MAX_SHAPES) this.shapes.add(shapeOf(id));
+    if (this.runShapes.size < MAX_SHAPES) this.runShapes.add(runShapeOf(id));
     const first = this.byId.get(id);
     if (first) {
       let last = first;
@@ -140,9 +158,17 @@ export class InboxWaits {
     return this.ended.find(marker.strings) !== undefined;
   }
 
-  /** True when one of the marker's strings is shaped like the waits' command ids. */
+  /**
+   * True when one of the marker's strings, or one of their tokens, is shaped like the waits'
+   * command ids: such a marker names some command, and when it is not one of ours it must not
+   * complete a wait by date. `17` or `done 17` beside a wait for `7` is that. Only a string with a
+   * digit counts: the words and keys of a marker (`added`, `b`) have the shape of hex ids.
+   */
   hasIdShaped(marker: Marker): boolean {
-    return this.shapes.size > 0 && marker.strings.some((s) => this.shapes.has(shapeOf(s)));
+    if (this.shapes.size === 0) return false;
+    const looksLikeId = (t: string): boolean =>
+      DIGIT.test(t) && (this.shapes.has(shapeOf(t)) || this.runShapes.has(runShapeOf(t)));
+    return marker.strings.some((s) => looksLikeId(s) || tokensOf(s).some(looksLikeId));
   }
 
   /** The shortest interval a wait asked for, 1 s without a wait. */

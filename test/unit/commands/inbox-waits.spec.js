@@ -73,6 +73,20 @@ describe("unit: commands/inbox-waits", function () {
     assert.deepEqual([...waits.idLengths], [25]);
   });
 
+  it("should tell a marker that names another command of a server with short ids", function () {
+    const waits = new InboxWaits();
+    waits.add(entry(1, "7"));
+    waits.add(entry(2, "cmd-42"));
+    for (const foreign of ["17", "2001", "done 17", "cmd-421", "for cmd-9999: ok"])
+      assert.equal(waits.hasIdShaped(marker(foreign)), true, foreign);
+    assert.equal(waits.hasIdShaped(marker("done")), false);
+    const hex = new InboxWaits();
+    hex.add(entry(1, "e5f3c1a2b0000000000000001"));
+    // Words made of hex letters only hold no digit: they name no command.
+    assert.equal(hex.hasIdShaped(marker("added")), false);
+    assert.equal(hex.hasIdShaped(marker("bad face")), false);
+  });
+
   it("should poll at the shortest interval a pending wait asked for, 1 s with none", function () {
     const waits = new InboxWaits();
     assert.equal(waits.interval(), 1000);
