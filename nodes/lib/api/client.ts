@@ -22,6 +22,7 @@ import type { RetryPolicy } from "./retry";
 import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
 import { SignalLinks, sleep } from "./signals";
+import { timerDelay } from "./timer-delay";
 import { createPool, preloadUndici, send } from "./transport";
 import type { PoolOptions } from "./transport";
 import type {
@@ -336,7 +337,7 @@ export class EdgeClient {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-    const wait = Math.min(MAX_TIMEOUT_MS, Math.max(0, Math.ceil(deadline.at - performance.now())));
+    const wait = timerDelay(deadline.at - performance.now());
     const timer = setTimeout(() => {
       controller.abort(this.overdue(deadline, method, path, false));
     }, wait);

@@ -11,6 +11,7 @@
 // twice and dropped by id, never missed.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
+import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
 import { advance, chronological, headOf, isAfter, reaches } from "./position";
 import type { Listing, Position } from "./position";
@@ -187,7 +188,7 @@ class StreamWatch {
     let due = this.lastDue + this.interval() + extraMs;
     if (due < now - this.interval()) due = now;
     this.due = due;
-    this.timer = setTimeout(() => void this.read(), Math.max(0, due - now));
+    this.timer = setTimeout(() => void this.read(), timerDelay(due - now));
   }
 
   private page(start: number, limit: number): Promise<DeviceEvent[]> {
@@ -270,7 +271,12 @@ class StreamWatch {
         return;
       }
       this.failures++;
-      extra = Math.min(this.interval() * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+      // The backoff, or the pause the server asked for when longer (capped where it is parsed,
+      // retry.ts): a read never comes sooner than a Retry-After allows.
+      extra = Math.max(
+        Math.min(this.interval() * 2 ** (this.failures - 1), MAX_BACKOFF_MS),
+        err.retryAfterMs ?? 0,
+      );
       const retryIn = this.interval() + extra;
       for (const entry of group) if (!entry.removed) entry.watch.onError(err, false, retryIn);
     } finally {
