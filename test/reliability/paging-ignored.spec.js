@@ -59,7 +59,9 @@ describe("edge-list-events against a server that ignores start", function () {
       assert.deepEqual(msg.paging, { start: 0, limit: 20, count: 20, more: true });
       // The first page, then the same page twice: the second with nothing new ends it.
       assert.deepEqual(server.starts, ["0", "20", "40"]);
-      assert.deepEqual(warned, ["edge-list-events.warn.no-progress"]);
+      // The key alone when this spec runs by itself (the helper's runtime has no catalogs yet).
+      assert.equal(warned.length, 1, JSON.stringify(warned));
+      assert.match(warned[0], /warn\.no-progress|the server seems to ignore start/);
       await Promise.all([noMessage(out, 200), noMessage(caught, 0)]);
       assert.equal(server.starts.length, 3, "no request after the end");
     } finally {
@@ -86,7 +88,9 @@ describe("edge-list-events against a server that ignores start", function () {
       assert.equal(msgs.at(-1).parts.count, 20);
       assert.deepEqual(msgs.at(-1).paging, { start: 0, limit: 20, count: 20, more: true });
       assert.deepEqual(server.starts, ["0", "20", "40"]);
-      assert.deepEqual(warned, ["edge-list-events.warn.no-progress"]);
+      // The key alone when this spec runs by itself (the helper's runtime has no catalogs yet).
+      assert.equal(warned.length, 1, JSON.stringify(warned));
+      assert.match(warned[0], /warn\.no-progress|the server seems to ignore start/);
       await Promise.all([noMessage(out, 200), noMessage(caught, 0)]);
       assert.equal(server.starts.length, 3, "no request after the end");
     } finally {
