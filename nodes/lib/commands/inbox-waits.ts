@@ -199,7 +199,8 @@ export class InboxWaits {
     else this.tail = entry;
     if (after) after.next = entry;
     else this.head = entry;
-    if (entry.wait.commandId === undefined) {
+    // An empty id is no id (add() indexes none): such a wait takes markers by date.
+    if (!entry.wait.commandId) {
       let a = this.headNoId && since < this.headNoId.wait.since ? undefined : this.tailNoId;
       while (a && a.wait.since > since) a = a.prevNoId;
       entry.prevNoId = a;
@@ -218,7 +219,7 @@ export class InboxWaits {
     if (entry.next) entry.next.prev = entry.prev;
     else this.tail = entry.prev;
     entry.prev = entry.next = undefined;
-    if (entry.wait.commandId === undefined) {
+    if (!entry.wait.commandId) {
       if (entry.prevNoId) entry.prevNoId.nextNoId = entry.nextNoId;
       else this.headNoId = entry.nextNoId;
       if (entry.nextNoId) entry.nextNoId.prevNoId = entry.prevNoId;

@@ -166,7 +166,7 @@ export class InboxWatch implements EntryOwner {
       }
     }
     // Unclaimed markers without a known id had no wait created at or before them; this one is.
-    for (const item of this.unclaimed.since(entry.wait.since, id === undefined)) {
+    for (const item of this.unclaimed.since(entry.wait.since, !id)) {
       if (!entry.active) return;
       this.unclaimed.drop(item);
       this.hand(entry, item.marker);

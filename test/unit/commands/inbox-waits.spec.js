@@ -36,6 +36,18 @@ describe("unit: commands/inbox-waits", function () {
     assert.deepEqual(order(waits, true), [10, 40]);
   });
 
+  it("should keep a wait with an empty command id with those without one: an empty id names nothing", function () {
+    const waits = new InboxWaits();
+    const empty = entry(10, "");
+    waits.add(entry(5, "c1"));
+    waits.add(empty);
+    assert.deepEqual(order(waits, true), [10]);
+    assert.equal(waits.withIdOf(marker("anything")), undefined);
+    waits.remove(empty);
+    assert.deepEqual(order(waits, true), []);
+    assert.equal(waits.count, 1);
+  });
+
   it("should find the wait whose command id a marker holds, the first of two with the same id first", function () {
     const waits = new InboxWaits();
     const first = entry(1, "cmd-42");
