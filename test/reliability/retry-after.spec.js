@@ -96,6 +96,29 @@ describe("Retry-After on the inbox reads of edge-await-command", function () {
     });
   }
 
+  it("ends a wait that starts during the pause by its deadline, without reading", async function () {
+    const server = await inboxServer(() => ({ retryAfter: "999999" }));
+    try {
+      const { get } = await startFlow(
+        account(server),
+        awaitCommand({ timeout: "1000", interval: 100 }),
+        { account: { rate: 0 } },
+      );
+      const command = () => ({
+        command: { id: "cmd-1", creationDate: Date.now(), device: "lcd-board" },
+      });
+      get("a1").receive(command());
+      await next(get("late"), 10_000);
+      // The inbox has no wait now; the server's pause still holds for the next one.
+      get("a1").receive(command());
+      const msg = await next(get("late"), 10_000);
+      assert.match(msg.timedOut.inboxError, /429/);
+      assert.equal(server.reads.length, 1, `${server.reads.length} reads`);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("ends the wait by its deadline when the 429 answers a read that was running at the deadline", async function () {
     // The first read is answered at once, the second only after the deadline, with the 429: the
     // final read asked for meanwhile must not wait out the pause.

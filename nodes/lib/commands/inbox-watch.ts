@@ -73,8 +73,12 @@ export class InboxWatch implements EntryOwner {
   private polling = false;
   private pollAgain = false;
   private lastStart = -Infinity;
-  /** No poll starts before this (performance.now() time): the server's Retry-After, capped. */
+  /**
+   * No poll starts before this (performance.now() time): the server's Retry-After, capped; with
+   * the error that asked for it. Kept while no wait is left, since a new one may start.
+   */
   private pausedUntil = -Infinity;
+  private pauseError: EdgeError | undefined;
   private failing: EdgeError | undefined;
   private controller: AbortController | undefined;
   private finals = 0;
@@ -117,7 +121,7 @@ export class InboxWatch implements EntryOwner {
     if (this.pausedPast(entry)) {
       // The server asked for a pause longer than this wait's interval: reading now would ignore
       // it, waiting for it would hold the message past its deadline. The inbox is unread.
-      entry.wait.onFinalRead(this.failing);
+      entry.wait.onFinalRead(this.pauseError);
       return;
     }
     if (entry.finalAfter < 0) this.finals++;
@@ -203,7 +207,7 @@ export class InboxWatch implements EntryOwner {
    */
   private pausedPast(entry: Entry): boolean {
     return (
-      this.failing !== undefined && this.pausedUntil - performance.now() > entry.wait.intervalMs
+      this.pauseError !== undefined && this.pausedUntil - performance.now() > entry.wait.intervalMs
     );
   }
 
@@ -312,6 +316,7 @@ export class InboxWatch implements EntryOwner {
         if (marker) this.dispatch(marker, dateOf(e), now);
       }
       this.pausedUntil = -Infinity;
+      this.pauseError = undefined;
       if (this.failing) {
         this.failing = undefined;
         this.tell((o) => {
@@ -340,6 +345,7 @@ export class InboxWatch implements EntryOwner {
       // retryAfterMs is capped where it is parsed (retry.ts); the timer is clamped in schedule().
       this.pausedUntil =
         err.retryAfterMs !== undefined ? performance.now() + err.retryAfterMs : -Infinity;
+      this.pauseError = err.retryAfterMs !== undefined ? err : undefined;
       this.tell((o) => {
         o.onReadState(err);
       });
