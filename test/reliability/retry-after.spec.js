@@ -1,11 +1,13 @@
 // A server's Retry-After on the inbox reads of edge-await-command: 999999 s once held the message
 // forever, 99999999 s overflowed Node's timer (TimeoutOverflowWarning, fired after 1 ms) into
 // about 100 reads a second (issue 19). The wait must still end by its deadline, with a bounded
-// number of reads and no timer overflow. Real Node-RED (test helper) against servers written here.
+// number of reads and no timer overflow; a stream watch waits as long as asked (capped), never
+// less. Real Node-RED (test helper) against servers written here.
 "use strict";
 const assert = require("node:assert/strict");
 const { helper, unload, next, noMessage } = require("../support/red");
 const { startFlow, awaitCommand } = require("../support/flow");
+const { waitFor, sleep } = require("../support/simulator");
 const { serve } = require("../support/http-server");
 
 const INBOX = "/demo/devices/lcd-board/:inbox";
@@ -151,6 +153,51 @@ describe("Retry-After on the inbox reads of edge-await-command", function () {
       assert.equal(server.reads.length, 2, `${server.reads.length} reads`);
     } finally {
       release();
+      await server.close();
+    }
+  });
+
+  it("makes edge-watch-events wait out a Retry-After of 99999999 s (capped), not read again at once", async function () {
+    const reads = [];
+    const server = await serve((req, res) => {
+      reads.push(req.url);
+      res.statusCode = 429;
+      res.setHeader("content-type", "application/json");
+      res.setHeader("retry-after", "99999999");
+      res.end(
+        JSON.stringify({ head: { ok: false, status: 429, messages: [], errors: ["slow down"] } }),
+      );
+    });
+    const warned = warnings();
+    try {
+      const { get } = await startFlow(
+        account(server),
+        [
+          {
+            id: "w1",
+            type: "edge-watch-events",
+            stream: "s-telemetry",
+            interval: 250,
+            start: "new",
+            last: 10,
+            store: "",
+            wires: [["out"]],
+          },
+          { id: "out", type: "helper" },
+        ],
+        { account: { rate: 0 } },
+      );
+      await waitFor(() => reads.length >= 1, { what: "the first read" });
+      // Without the pause the watch reads again 250 + 250 ms later, then 250 + 500 ms.
+      await sleep(2000);
+      assert.equal(reads.length, 1, `${reads.length} reads`);
+      await noMessage(get("out"), 0);
+      assert.deepEqual(
+        warned.got.filter((n) => n === "TimeoutOverflowWarning"),
+        [],
+      );
+    } finally {
+      warned.off();
       await server.close();
     }
   });
