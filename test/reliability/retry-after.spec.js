@@ -33,9 +33,10 @@ async function inboxServer(answer) {
       );
       return;
     }
-    res.end(
-      JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body: a.page }),
-    );
+    const start = Number(url.searchParams.get("start") ?? 0);
+    const limit = Number(url.searchParams.get("limit") ?? 20);
+    const body = a.page.slice(start, start + limit);
+    res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
   });
   return { ...server, reads };
 }
@@ -97,6 +98,37 @@ describe("Retry-After on the inbox reads of edge-await-command", function () {
       }
     });
   }
+
+  it("waits out a pause shorter than the interval at the deadline, then reads once more", async function () {
+    const now = Date.now();
+    const complete = {
+      id: "m1",
+      streamId: "s-inbox",
+      path: INBOX,
+      creationDate: now + 1,
+      elems: { COMMAND_COMPLETE: { ref: "cmd-1" } },
+    };
+    const server = await inboxServer((n) => (n === 1 ? { retryAfter: "1" } : { page: [complete] }));
+    try {
+      const { get } = await startFlow(
+        account(server),
+        awaitCommand({ timeout: "300", interval: 5000 }),
+        { account: { rate: 0 } },
+      );
+      get("a1").receive({ command: { id: "cmd-1", creationDate: now, device: "lcd-board" } });
+      const msg = await next(get("ok"), 10_000);
+      assert.equal(msg.payload.id, "m1");
+      // The 429, then the read after the deadline: its page, and the empty one after it.
+      assert.equal(server.reads.length, 3);
+      // The read after the deadline came no sooner than the server's second allowed.
+      assert.ok(
+        server.reads[1] - server.reads[0] >= 990,
+        `${server.reads[1] - server.reads[0]} ms`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
 
   it("ends a wait that starts during the pause by its deadline, without reading", async function () {
     const server = await inboxServer(() => ({ retryAfter: "999999" }));
