@@ -32,6 +32,12 @@ function runShapeOf(s: string): string {
 }
 
 const DIGIT = /[0-9]/;
+/**
+ * Ids shorter than this are matched by run shape too. Long ids keep one length on a server (the
+ * hosted service's 25, a UUID's 36), and a number in a marker (`progress: 100`) must not count as
+ * naming another of them, or markers without an id would complete no wait by date.
+ */
+const SHORT_ID = 16;
 
 /** What a wait's handle calls back: the inbox watch it was added to. */
 export interface EntryOwner {
@@ -109,7 +115,8 @@ export class InboxWaits {
     if (id === undefined || id === "") return;
     this.lengths.add(id.length);
     if (this.shapes.size < MAX_SHAPES) this.shapes.add(shapeOf(id));
-    if (this.runShapes.size < MAX_SHAPES) this.runShapes.add(runShapeOf(id));
+    if (id.length < SHORT_ID && this.runShapes.size < MAX_SHAPES)
+      this.runShapes.add(runShapeOf(id));
     const first = this.byId.get(id);
     if (first) {
       let last = first;

@@ -97,6 +97,9 @@ describe("unit: commands/inbox-waits", function () {
     // Words made of hex letters only hold no digit: they name no command.
     assert.equal(hex.hasIdShaped(marker("added")), false);
     assert.equal(hex.hasIdShaped(marker("bad face")), false);
+    // Long ids keep one length: a number in a marker names none of them.
+    assert.equal(hex.hasIdShaped(marker("progress 100")), false);
+    assert.equal(hex.hasIdShaped(marker("e5f3c1a2b0000000000000abc")), true);
   });
 
   it("should poll at the shortest interval a pending wait asked for, 1 s with none", function () {
