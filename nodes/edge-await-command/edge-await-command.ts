@@ -64,9 +64,11 @@ function commandOf(msg: NodeMessageInFlow): CommandRef {
   const c: unknown = msg.command;
   if (typeof c !== "object" || c === null) throw new EdgeError("no-command");
   const ref = c as Partial<CommandRef>;
-  if (typeof ref.id !== "string" && typeof ref.creationDate !== "number")
-    throw new EdgeError("no-command");
-  return ref as CommandRef;
+  // An empty id names no command: every string holds it. Such a command is waited for like one
+  // without an id, by date (edge-send-command refuses it; a msg built by hand may still hold it).
+  const id = typeof ref.id === "string" && ref.id !== "" ? ref.id : undefined;
+  if (id === undefined && typeof ref.creationDate !== "number") throw new EdgeError("no-command");
+  return { ...ref, id } as CommandRef;
 }
 
 export = function (RED: NodeAPI): void {

@@ -7,7 +7,9 @@ import type { CallOptions } from "../lib/api/client";
 import type { DeviceEvent, PageQuery } from "../lib/api/types";
 import { accountOf, intakeOf } from "../lib/account/lookup";
 import { pages } from "../lib/events/pager";
+import type { PageRead } from "../lib/events/pager";
 import { handleInput } from "../lib/node-red/handler";
+import type { Translate } from "../lib/node-red/i18n";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
 import { checkTemplate } from "../lib/node-red/render";
@@ -45,9 +47,22 @@ export = function (RED: NodeAPI): void {
   function EdgeListEventsNode(this: Node, def: ListEventsDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "page";
+<<<<<<< HEAD
     const invalid = configError(() => {
       checkSettings(def, mode);
     });
+=======
+    /**
+     * A listing the server's paging stopped (pager.ts) ends with what it found, `paging.more`
+     * true as after Max events; the warning says why, since the stream's end was not reached.
+     */
+    const warnStopped = (page: PageRead | undefined, t: Translate, count: number): void => {
+      if (!page?.stopped) return;
+      this.warn(
+        t(`edge-list-events.warn.${page.stopped}`, { count, start: page.start, pages: page.page }),
+      );
+    };
+>>>>>>> fix19-c
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
@@ -105,11 +120,14 @@ export = function (RED: NodeAPI): void {
             },
           };
           const max = client.maxAnswerBytes;
+          let last: PageRead | undefined;
           for await (const page of pages((p) => fetch(p, counted), { limit, start }, maxEvents)) {
             if (bytes > max) throw new EdgeError("too-much", { count: all.length, bytes, max });
             all.push(...page.events);
             more = page.full;
+            last = page;
           }
+          warnStopped(last, t, all.length);
           msg.payload = all;
           msg.paging = { start, limit, count: all.length, more };
           return {
@@ -126,6 +144,7 @@ export = function (RED: NodeAPI): void {
           let held: DeviceEvent | undefined;
           let index = 0;
           let more = false;
+          let last: PageRead | undefined;
           const emit = (event: DeviceEvent, count?: number): void => {
             const out: NodeMessage = { ...msg, payload: event };
             // Nest an incoming sequence the way the core split node does, so joins unwind in order.
@@ -148,7 +167,9 @@ export = function (RED: NodeAPI): void {
               held = event;
             }
             more = page.full;
+            last = page;
           }
+          warnStopped(last, t, held ? index + 1 : index);
           if (held) {
             msg.paging = { start, limit, count: index + 1, more };
             emit(held, index + 1);

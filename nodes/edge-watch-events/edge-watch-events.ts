@@ -86,6 +86,8 @@ class NodeWatch implements Watch {
   private count = 0;
   private lastDate: number | undefined;
   private failing = false;
+  /** The warning that the server re-dates events was given (once per deploy). */
+  private redatedWarned = false;
   private shown = "";
   /** The node's own latest status, shown again when the account's clears. */
   private own: NodeStatus = {};
@@ -130,7 +132,12 @@ class NodeWatch implements Watch {
     }
   }
 
-  private deliver({ events, position, moved, gap }: ReadResult): void {
+  private deliver({ events, position, moved, gap, redated }: ReadResult): void {
+    // Said once per deploy: a server that re-dates events does so at every read.
+    if (redated && !this.redatedWarned) {
+      this.redatedWarned = true;
+      this.node.warn(this.t("edge-watch-events.warn.redated", { stream: this.settings.stream }));
+    }
     // The gap flag goes on the first event sent: a skipped one (too deep) does not take it along.
     let flagGap = gap;
     for (const event of events) if (this.send(event, flagGap)) flagGap = false;

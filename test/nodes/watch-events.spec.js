@@ -428,7 +428,11 @@ describe("edge-watch-events", function () {
  */
 function otherServer() {
   const events = [];
+  // Reads so far, and what the server does to its events before answering one.
+  const state = { reads: 0, beforeRead: () => {} };
   const server = http.createServer((req, res) => {
+    state.reads++;
+    state.beforeRead(events);
     const url = new URL(req.url, "http://x");
     const limit = Number(url.searchParams.get("limit") ?? 20);
     const start = Number(url.searchParams.get("start") ?? 0);
@@ -459,7 +463,7 @@ function otherServer() {
   };
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () =>
-      resolve({ url: `http://127.0.0.1:${server.address().port}`, add, server }),
+      resolve({ url: `http://127.0.0.1:${server.address().port}`, add, server, state }),
     ),
   );
 }
@@ -514,5 +518,42 @@ describe("edge-watch-events against a server unlike the simulator", function () 
     const late = await collect(out, 2, WAIT);
     assert.deepEqual(late.map((m) => m.payload.elems.i).sort(), [5, 6]);
     await noMessage(out, 1000);
+  });
+
+  it("should send an event once, and warn once, when the server changes its creationDate at every read", async function () {
+    const sim = { url: other.url, company: "acme", user: "u", token: "t0ken-for-the-other-server" };
+    const { nodes, credentials } = flow(sim, [{ id: "w1", stream: "telemetry-line-4" }]);
+    await load(nodes, credentials);
+    const w1 = helper.getNode("w1");
+    const out = helper.getNode("out-w1");
+    const warned = [];
+    w1.on("call:warn", (call) => warned.push(String(call.args[0])));
+    const shown = statuses(w1);
+    await waitFor(() => hasStatus(shown, /^watching$/), { timeoutMs: WAIT, what: "watching" });
+    other.add(Date.now(), { v: "x" });
+    const [first] = await collect(out, 1, WAIT);
+    assert.equal(first.gap, undefined);
+    // From now on every read lists it as created at that moment.
+    let date = Date.now();
+    other.state.beforeRead = (events) => {
+      date += 1000;
+      events[0].creationDate = date;
+    };
+    const from = other.state.reads;
+    await waitFor(() => other.state.reads >= from + 6, { timeoutMs: WAIT, what: "six more reads" });
+    // A new event still comes, once, and is no gap either.
+    other.add(date + 500_000, { v: "y" });
+    const [second] = await collect(out, 1, WAIT);
+    assert.equal(second.payload.elems.v, "y");
+    assert.equal(second.gap, undefined);
+    const after = other.state.reads;
+    await waitFor(() => other.state.reads >= after + 4, {
+      timeoutMs: WAIT,
+      what: "four more reads",
+    });
+    await noMessage(out, 0);
+    assert.equal(warned.length, 1, JSON.stringify(warned));
+    assert.match(warned[0], /another creationDate than when they were first read/);
+    assert.ok(!hasStatus(shown, /^gap/), JSON.stringify(shown.slice(-3)));
   });
 });

@@ -22,6 +22,7 @@ import type { RetryPolicy } from "./retry";
 import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
 import { SignalLinks, sleep } from "./signals";
+import { timerDelay } from "./timer-delay";
 import { createPool, preloadUndici, send } from "./transport";
 import type { PoolOptions } from "./transport";
 import type {
@@ -191,7 +192,9 @@ export class EdgeClient {
       contentType: TEXT_PLAIN,
       name: [path, "The stream path"],
     } as const;
-    return this.request<unknown>(req, opts).then((env) => EdgeClient.event(env));
+    return this.request<unknown>(req, opts).then((env) =>
+      EdgeClient.event(env, `${this.prefix}/event`),
+    );
   }
 
   createEvent(
@@ -204,7 +207,7 @@ export class EdgeClient {
     return this.request<unknown>(
       { method: "POST", segments: ["event", streamId], body, name: [streamId, "The stream"] },
       opts,
-    ).then((env) => EdgeClient.event(env));
+    ).then((env) => EdgeClient.event(env, `${this.prefix}/event/${encodeSegment(streamId)}`));
   }
 
   listEvents(
@@ -334,7 +337,7 @@ export class EdgeClient {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-    const wait = Math.min(MAX_TIMEOUT_MS, Math.max(0, Math.ceil(deadline.at - performance.now())));
+    const wait = timerDelay(deadline.at - performance.now());
     const timer = setTimeout(() => {
       controller.abort(this.overdue(deadline, method, path, false));
     }, wait);
@@ -500,8 +503,20 @@ export class EdgeClient {
   }
 
   /** Event creation may answer the event, `null`, `{}` or nothing at all: all are success. */
-  private static event(env: Envelope<unknown>): DeviceEvent | null {
+  /**
+   * The event a create answered. No body is the server's documented right (the command then
+   * carries the local send time); an event without a usable id is refused: an await node matches
+   * markers by that id, and with an empty one any marker completed the wait (issue 19).
+   */
+  private static event(env: Envelope<unknown>, path: string): DeviceEvent | null {
     const body = env.body;
-    return isObject(body) && typeof body.id === "string" ? (body as DeviceEvent) : null;
+    if (!isObject(body)) return null;
+    if (typeof body.id === "string" && body.id !== "") return body as DeviceEvent;
+    const detail = body.id === undefined ? "no id" : `id ${JSON.stringify(body.id).slice(0, 40)}`;
+    throw new EdgeError(
+      "no-command-id",
+      { method: "POST", path, detail },
+      { method: "POST", path, mayHaveBeenSent: true },
+    );
   }
 }

@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   "too-large",
   "too-much",
   "not-api",
+  "no-command-id",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -13,6 +13,7 @@
 import { follow, unfollow } from "./abort-hub";
 import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
+import { timerDelay } from "./timer-delay";
 
 export interface RateLimit {
   /** Requests of the normal lane started per second; 0 means no limit. */
@@ -274,7 +275,7 @@ export class RateLimiter {
         this.timer = undefined;
         this.pump();
       },
-      Math.max(1, Math.ceil(wait)),
+      Math.max(1, timerDelay(wait)),
     );
   }
 }

@@ -10,6 +10,13 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/**
+ * The longest wait a server's `Retry-After` can ask of the account: 10 minutes. A larger value (an
+ * hour, a date next year, 99999999 seconds) counts as 10 minutes, so no answer of a server can
+ * pause the account, or a node's status, for longer.
+ */
+export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
 export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 200, maxDelayMs: 10_000 };
 
 const IDEMPOTENT_STATUSES = new Set([429, 502, 503, 504]);
@@ -37,14 +44,14 @@ export function retryDelay(
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** `Retry-After` is either delta-seconds or an HTTP date. */
+/** `Retry-After` is either delta-seconds or an HTTP date; at most MAX_RETRY_AFTER_MS. */
 export function parseRetryAfter(
   value: string | string[] | undefined,
   now = Date.now(),
 ): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
-  if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  if (/^\s*\d+\s*$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Number(text) * 1000);
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
 }

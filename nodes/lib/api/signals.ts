@@ -1,6 +1,7 @@
 // Abort signals for the client: a sleep that a signal cuts short, and the link between a caller's
 // signal and the client's own closing signal.
 import { setMaxListeners } from "node:events";
+import { timerDelay } from "./timer-delay";
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -15,7 +16,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, timerDelay(ms));
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -4,7 +4,7 @@
 // ids' strings (docs/api-notes.md, Markers). The ids of ended waits are remembered for a while, so
 // that their late markers go to nobody else.
 import type { Wait, WatchHandle } from "./inbox-poller";
-import { IdIndex } from "./markers";
+import { IdIndex, tokensOf } from "./markers";
 import type { Marker } from "./markers";
 
 /** Ids of ended waits remembered, so their late markers go to nobody else. */
@@ -12,10 +12,32 @@ const MAX_ENDED = 10_000;
 /** Id shapes remembered: ids of one server share one, so a few are all there are. */
 const MAX_SHAPES = 100;
 
-/** A string's shape: hex digits, other letters, the rest as is. Ids of one server share one. */
+const HEX = /[0-9a-f]/i;
+
+/**
+ * A string's shape: hex digits, other letters, the rest as is. Ids of one server share one. One
+ * pass: two made every letter and digit "a" (the "h" of the first was a letter of the second).
+ */
 function shapeOf(s: string): string {
-  return s.replace(/[0-9a-f]/gi, "h").replace(/[g-z]/gi, "a");
+  return s.replace(/[0-9a-z]/gi, (c) => (HEX.test(c) ? "h" : "a"));
 }
+
+/**
+ * The shape with each run of one class as one: short ids grow in length (`7`, `17`, `2001`;
+ * `cmd-42`, `cmd-421`), so a marker that names another command of the same server has the run
+ * shape of our ids, not always their length.
+ */
+function runShapeOf(s: string): string {
+  return shapeOf(s).replace(/(.)\1+/g, "$1");
+}
+
+const DIGIT = /[0-9]/;
+/**
+ * Ids shorter than this are matched by run shape too. Long ids keep one length on a server (the
+ * hosted service's 25, a UUID's 36), and a number in a marker (`progress: 100`) must not count as
+ * naming another of them, or markers without an id would complete no wait by date.
+ */
+const SHORT_ID = 16;
 
 /** What a wait's handle calls back: the inbox watch it was added to. */
 export interface EntryOwner {
@@ -63,6 +85,7 @@ export class InboxWaits {
   private readonly ended = new IdIndex<number>();
   private readonly lengths = new Set<number>();
   private readonly shapes = new Set<string>();
+  private readonly runShapes = new Set<string>();
   private readonly intervals = new Map<number, number>();
 
   get count(): number {
@@ -92,6 +115,8 @@ export class InboxWaits {
     if (id === undefined || id === "") return;
     this.lengths.add(id.length);
     if (this.shapes.size < MAX_SHAPES) this.shapes.add(shapeOf(id));
+    if (id.length < SHORT_ID && this.runShapes.size < MAX_SHAPES)
+      this.runShapes.add(runShapeOf(id));
     const first = this.byId.get(id);
     if (first) {
       let last = first;
@@ -140,9 +165,17 @@ export class InboxWaits {
     return this.ended.find(marker.strings) !== undefined;
   }
 
-  /** True when one of the marker's strings is shaped like the waits' command ids. */
+  /**
+   * True when one of the marker's strings, or one of their tokens, is shaped like the waits'
+   * command ids: such a marker names some command, and when it is not one of ours it must not
+   * complete a wait by date. `17` or `done 17` beside a wait for `7` is that. Only a string with a
+   * digit counts: the words and keys of a marker (`added`, `b`) have the shape of hex ids.
+   */
   hasIdShaped(marker: Marker): boolean {
-    return this.shapes.size > 0 && marker.strings.some((s) => this.shapes.has(shapeOf(s)));
+    if (this.shapes.size === 0) return false;
+    const looksLikeId = (t: string): boolean =>
+      DIGIT.test(t) && (this.shapes.has(shapeOf(t)) || this.runShapes.has(runShapeOf(t)));
+    return marker.strings.some((s) => looksLikeId(s) || tokensOf(s).some(looksLikeId));
   }
 
   /** The shortest interval a wait asked for, 1 s without a wait. */
@@ -173,7 +206,8 @@ export class InboxWaits {
     else this.tail = entry;
     if (after) after.next = entry;
     else this.head = entry;
-    if (entry.wait.commandId === undefined) {
+    // An empty id is no id (add() indexes none): such a wait takes markers by date.
+    if (!entry.wait.commandId) {
       let a = this.headNoId && since < this.headNoId.wait.since ? undefined : this.tailNoId;
       while (a && a.wait.since > since) a = a.prevNoId;
       entry.prevNoId = a;
@@ -192,7 +226,7 @@ export class InboxWaits {
     if (entry.next) entry.next.prev = entry.prev;
     else this.tail = entry.prev;
     entry.prev = entry.next = undefined;
-    if (entry.wait.commandId === undefined) {
+    if (!entry.wait.commandId) {
       if (entry.prevNoId) entry.prevNoId.nextNoId = entry.nextNoId;
       else this.headNoId = entry.nextNoId;
       if (entry.nextNoId) entry.nextNoId.prevNoId = entry.prevNoId;

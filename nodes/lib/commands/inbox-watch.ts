@@ -12,8 +12,14 @@
 // that may start a moment later, or for the oldest wait without a command id created at or before
 // it. A marker that names no id at all belongs to the oldest wait created at or before it. Every
 // marker goes to exactly one wait.
+//
+// A server's Retry-After pauses the polls (at most MAX_RETRY_AFTER_MS, retry.ts), final reads
+// included: no answer makes us read faster than it asked. It cannot hold a wait past its deadline
+// either: a final read that the pause would put off beyond the wait's next try is not made, and
+// the wait ends at once with the error that stopped the reads (it once waited out 999999 s).
 import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
+import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
 import type { InboxObserver, InboxRef, Wait } from "./inbox-poller";
 import { Entry, InboxWaits } from "./inbox-waits";
@@ -67,7 +73,12 @@ export class InboxWatch implements EntryOwner {
   private polling = false;
   private pollAgain = false;
   private lastStart = -Infinity;
-  private retryAfterMs = 0;
+  /**
+   * No poll starts before this (performance.now() time): the server's Retry-After, capped; with
+   * the error that asked for it. Kept while no wait is left, since a new one may start.
+   */
+  private pausedUntil = -Infinity;
+  private pauseError: EdgeError | undefined;
   private failing: EdgeError | undefined;
   private controller: AbortController | undefined;
   private finals = 0;
@@ -107,6 +118,12 @@ export class InboxWatch implements EntryOwner {
 
   requestFinal(entry: Entry): void {
     if (!entry.active) return;
+    if (this.pausedPast(entry)) {
+      // The server asked for a pause longer than this wait's interval: reading now would ignore
+      // it, waiting for it would hold the message past its deadline. The inbox is unread.
+      entry.wait.onFinalRead(this.pauseError);
+      return;
+    }
     if (entry.finalAfter < 0) this.finals++;
     entry.finalAfter = performance.now();
     entry.finalTries = 0;
@@ -116,7 +133,9 @@ export class InboxWatch implements EntryOwner {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
-    void this.poll();
+    // A pause shorter than the interval is waited out, not read through.
+    if (this.pausedUntil > performance.now()) this.schedule();
+    else void this.poll();
   }
 
   close(): void {
@@ -151,7 +170,7 @@ export class InboxWatch implements EntryOwner {
       }
     }
     // Unclaimed markers without a known id had no wait created at or before them; this one is.
-    for (const item of this.unclaimed.since(entry.wait.since, id === undefined)) {
+    for (const item of this.unclaimed.since(entry.wait.since, !id)) {
       if (!entry.active) return;
       this.unclaimed.drop(item);
       this.hand(entry, item.marker);
@@ -182,27 +201,34 @@ export class InboxWatch implements EntryOwner {
     );
   }
 
+  /**
+   * True when the server's pause lasts longer than the wait's interval from now, the spacing of
+   * its final tries: such a pause ends the wait's final read unread.
+   */
+  private pausedPast(entry: Entry): boolean {
+    return (
+      this.pauseError !== undefined && this.pausedUntil - performance.now() > entry.wait.intervalMs
+    );
+  }
+
   private schedule(): void {
     if (this.closed || this.polling || this.waits.count === 0) return;
+    const now = performance.now();
+    const pause = Math.max(0, this.pausedUntil - now);
     if (this.pollAgain || this.finals > 0) {
-      // A final read waits for nothing but the rate limiter.
+      // A final read waits for nothing but the rate limiter and the server's pause.
       const due = this.finalDue();
       if (due) {
         this.pollAgain = false;
         clearTimeout(this.timer);
-        this.timer = setTimeout(() => void this.poll(), 0);
+        this.timer = setTimeout(() => void this.poll(), timerDelay(pause));
         return;
       }
     }
     if (this.timer !== undefined) return;
     // Polls keep their cadence from the start of the previous one.
-    const wait = Math.max(
-      0,
-      this.lastStart + this.waits.interval() - performance.now(),
-      this.retryAfterMs,
-    );
-    this.retryAfterMs = 0;
-    this.timer = setTimeout(() => void this.poll(), wait);
+    const wait = Math.max(0, this.lastStart + this.waits.interval() - now, pause);
+    this.timer = setTimeout(() => void this.poll(), timerDelay(wait));
   }
 
   /**
@@ -289,6 +315,8 @@ export class InboxWatch implements EntryOwner {
         const marker = markerOf(e);
         if (marker) this.dispatch(marker, dateOf(e), now);
       }
+      this.pausedUntil = -Infinity;
+      this.pauseError = undefined;
       if (this.failing) {
         this.failing = undefined;
         this.tell((o) => {
@@ -314,7 +342,10 @@ export class InboxWatch implements EntryOwner {
         return;
       }
       this.failing = err;
-      this.retryAfterMs = err.retryAfterMs ?? 0;
+      // retryAfterMs is capped where it is parsed (retry.ts); the timer is clamped in schedule().
+      this.pausedUntil =
+        err.retryAfterMs !== undefined ? performance.now() + err.retryAfterMs : -Infinity;
+      this.pauseError = err.retryAfterMs !== undefined ? err : undefined;
       this.tell((o) => {
         o.onReadState(err);
       });
@@ -331,7 +362,15 @@ export class InboxWatch implements EntryOwner {
     if (this.finals === 0) return;
     const done: Entry[] = [];
     for (let e = this.waits.oldest; e; e = e.next) {
-      if (e.finalAfter < 0 || e.finalAfter > started) continue;
+      if (e.finalAfter < 0) continue;
+      // A failed final read is tried again an interval later, up to FINAL_TRIES times, unless the
+      // server asked for a longer pause: then the wait ends now with the error, also when its
+      // final read was asked for while this poll ran.
+      if (err && this.pausedPast(e)) {
+        done.push(e);
+        continue;
+      }
+      if (e.finalAfter > started) continue;
       if (err && ++e.finalTries < FINAL_TRIES) continue;
       done.push(e);
     }

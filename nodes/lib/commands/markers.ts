@@ -16,6 +16,17 @@ const MARKER_SET: ReadonlySet<string> = new Set(MARKERS);
  */
 const ID_SHAPES =
   /\be[0-9a-f]{24}\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i;
+/**
+ * The characters ids are made of, for the token rule. How a marker refers to its command is not
+ * public (docs/api-notes.md, Markers), and ids seen are `e` + hex, UUIDs, short numbers and names
+ * like `cmd-42`. So an id found inside a longer string counts only as a whole token: the
+ * characters on both sides are none of these. `cmd 7 done` and `id=7` name 7; `17`, `7.1`,
+ * `cmd-7` and `cmd-421` do not name 7 or `cmd-42`. `.` counts as an id character so that `7.1`
+ * never completes 7: a missed match ends a wait on timeout, a false one on complete.
+ */
+const ID_CHAR = /[\p{L}\p{N}_.-]/u;
+/** The tokens of a string: its runs of id characters. */
+const ID_TOKENS = /[\p{L}\p{N}_.-]+/gu;
 /** Bounds the walk over a hostile or huge elems object. */
 const MAX_DEPTH = 8;
 const MAX_VISITS = 500;
@@ -55,15 +66,40 @@ export function markerOf(event: DeviceEvent): Marker | undefined {
   return name === undefined ? undefined : { event, name, strings };
 }
 
+/** True when `s[i, i + length)` is a whole token of `s`: no id character touches it. */
+export function isWholeToken(s: string, i: number, length: number): boolean {
+  const before = i > 0 ? s[i - 1] : undefined;
+  const after = s[i + length];
+  return (
+    (before === undefined || !ID_CHAR.test(before)) && (after === undefined || !ID_CHAR.test(after))
+  );
+}
+
+/** True when `s` is `id`, or holds it as a whole token (see ID_CHAR). */
+export function holdsId(s: string, id: string): boolean {
+  if (id === "") return false;
+  if (s === id) return true;
+  for (let i = s.indexOf(id); i >= 0; i = s.indexOf(id, i + 1)) {
+    if (isWholeToken(s, i, id.length)) return true;
+  }
+  return false;
+}
+
+/** The tokens of `s` (runs of id characters), for telling which look like ids. */
+export function tokensOf(s: string): string[] {
+  return s.match(ID_TOKENS) ?? [];
+}
+
 /** True when one of the marker's strings holds an id of a known shape. */
 export function namesSomeId(marker: Marker): boolean {
   return marker.strings.some((s) => ID_SHAPES.test(s));
 }
 
 /**
- * Finds, among the marker's strings, one that is or contains a key of a map of ids, at a cost
- * that does not depend on how many ids the map holds: an exact lookup per string, then a lookup
- * per substring of each length the map's ids have (one or two lengths in practice).
+ * Finds, among the marker's strings, one that is or holds as a whole token (isWholeToken) a key
+ * of a map of ids, at a cost that does not depend on how many ids the map holds: an exact lookup
+ * per string, then a lookup per substring of each length the map's ids have (one or two lengths in
+ * practice).
  */
 export class IdIndex<T> {
   private readonly map = new Map<string, T>();
@@ -94,7 +130,7 @@ export class IdIndex<T> {
     return this.map.keys();
   }
 
-  /** The value of the first id that one of the strings is, or else contains. */
+  /** The value of the first id that one of the strings is, or else holds as a whole token. */
   find(strings: readonly string[]): T | undefined {
     if (this.map.size === 0) return undefined;
     for (const s of strings) {
@@ -105,6 +141,8 @@ export class IdIndex<T> {
       for (const length of this.lengths.keys()) {
         if (length === 0 || length >= s.length) continue;
         for (let i = 0; i + length <= s.length; i++) {
+          // `7` inside `17`, `cmd-42` inside `cmd-421`: part of another id, not this one.
+          if (!isWholeToken(s, i, length)) continue;
           const hit = this.map.get(s.slice(i, i + length));
           if (hit !== undefined) return hit;
         }

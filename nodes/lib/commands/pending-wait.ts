@@ -4,6 +4,7 @@
 // read of the inbox, or when cancelled, and resolves the node's input step with the output.
 import type { NodeMessage, NodeMessageInFlow } from "node-red";
 import type { EdgeError } from "../api/errors";
+import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
 import type { InputContext, Result } from "../node-red/handler";
 import type { Translate } from "../node-red/i18n";
@@ -109,7 +110,8 @@ export class PendingWait implements Wait {
     listen(this.shared, this.ctx.signal, this);
     this.handle = poller.watch(inbox, this);
     if (this.ended) return;
-    this.timer = setTimeout(timeUp, Math.max(0, remainingMs), this);
+    // A restored wait's deadline comes from a context store: clamped like any outside delay.
+    this.timer = setTimeout(timeUp, timerDelay(remainingMs), this);
   }
 
   onMarker(event: DeviceEvent, marker: MarkerName): void {

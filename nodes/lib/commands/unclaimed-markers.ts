@@ -1,8 +1,9 @@
 // Markers an inbox poll read that no pending wait took: each waits here for a wait that may start
 // a moment later (a delay node between send and await, an answer that came after the device
 // acted). A new wait finds its own by the command id the marker holds, through an index of the
-// marker's strings and their substrings of the lengths the waits' ids have, or by date. Bounded
+// marker's strings and their whole-token substrings of the lengths the waits' ids have, or by date. Bounded
 // in count here and in age by the watch (expire), so an inbox nobody awaits costs little.
+import { holdsId, isWholeToken } from "./markers";
 import type { Marker } from "./markers";
 
 /** At most this many unclaimed markers per inbox; past it the oldest read are dropped. */
@@ -68,7 +69,7 @@ export class UnclaimedMarkers {
   withId(id: string): Unclaimed[] {
     const found = [...(this.byString.get(id) ?? [])];
     for (const item of this.long) {
-      if (item.marker.strings.some((s) => s.length > MAX_INDEXED && s.includes(id)))
+      if (item.marker.strings.some((s) => s.length > MAX_INDEXED && holdsId(s, id)))
         found.push(item);
     }
     return found.sort((a, b) => a.date - b.date);
@@ -127,7 +128,9 @@ export class UnclaimedMarkers {
       }
       if (whole) keys.add(s);
       for (const length of lengths) {
-        for (let i = 0; length > 0 && i + length < s.length; i++) keys.add(s.slice(i, i + length));
+        // Only whole tokens (markers.ts, ID_CHAR): `7` inside `17` is part of another id.
+        for (let i = 0; length > 0 && i + length <= s.length; i++)
+          if (isWholeToken(s, i, length)) keys.add(s.slice(i, i + length));
       }
     }
     if (lengths !== item.lengths) for (const l of lengths) item.lengths.add(l);

@@ -9,8 +9,15 @@
 // truncated page never moves a position past an event that was not delivered; and since every
 // read starts at the top again, events pushed from one page into the next while paging are seen
 // twice and dropped by id, never missed.
+//
+// An event is placed by the creation date it had when this stream was first read with it in it: a
+// server that changed an event's creationDate at every read once made every watch deliver it
+// again each interval, flagged as a gap with a warning each time. The dates of the last
+// MAX_KNOWN_DATES events listed are remembered per stream (not per watch); an event re-dated after
+// that many newer ones is delivered once more.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
+import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
 import { advance, chronological, headOf, isAfter, reaches } from "./position";
 import type { Listing, Position } from "./position";
@@ -33,6 +40,8 @@ export interface ReadResult {
   moved: boolean;
   /** Events between the old position and the first of `events` are gone (see reaches()). */
   gap: boolean;
+  /** The read listed an event with another creationDate than when it was first listed. */
+  redated: boolean;
 }
 
 export interface Watch {
@@ -53,6 +62,8 @@ const PAGE = 100;
 /** The bound of one read: past it the rest is reported as a gap. */
 export const MAX_READ_EVENTS = 10_000;
 const MAX_BACKOFF_MS = 60_000;
+/** Creation dates remembered per stream, the most recently first listed kept. */
+const MAX_KNOWN_DATES = 1000;
 
 /** Refusals that the next read would meet again: the watch stops until the next deploy. */
 export function isLasting(err: EdgeError): boolean {
@@ -87,14 +98,14 @@ function satisfied(entry: Entry, l: Listing): boolean {
   }
 }
 
-function resolve(entry: Entry, listing: Listing): ReadResult {
+function resolve(entry: Entry, listing: Listing, redated: boolean): ReadResult {
   const from = entry.from;
   if (from.kind === "new") {
-    return { events: [], position: headOf(listing), moved: true, gap: false };
+    return { events: [], position: headOf(listing), moved: true, gap: false, redated };
   }
   if (from.kind === "last") {
     const events = chronological(listing.events.slice(0, from.count));
-    return { events, position: advance(null, events, listing), moved: true, gap: false };
+    return { events, position: advance(null, events, listing), moved: true, gap: false, redated };
   }
   const pos = from.position;
   const ids = new Set(pos.ids);
@@ -104,6 +115,7 @@ function resolve(entry: Entry, listing: Listing): ReadResult {
     position: events.length > 0 ? advance(pos, events, listing) : pos,
     moved: events.length > 0,
     gap: events.length > 0 && !reaches(listing, pos, ids),
+    redated,
   };
 }
 
@@ -120,6 +132,10 @@ class StreamWatch {
   private due = -Infinity;
   private readonly controller = new AbortController();
   private readonly call: CallOptions;
+  /** Each event's creation date when first listed, oldest entry first (MAX_KNOWN_DATES). */
+  private readonly knownDates = new Map<string, number>();
+  /** The current read met an event whose creationDate changed. */
+  private redated = false;
   reads = 0;
 
   constructor(
@@ -187,7 +203,7 @@ class StreamWatch {
     let due = this.lastDue + this.interval() + extraMs;
     if (due < now - this.interval()) due = now;
     this.due = due;
-    this.timer = setTimeout(() => void this.read(), Math.max(0, due - now));
+    this.timer = setTimeout(() => void this.read(), timerDelay(due - now));
   }
 
   private page(start: number, limit: number): Promise<DeviceEvent[]> {
@@ -218,9 +234,10 @@ class StreamWatch {
         if (typeof e.id !== "string" || typeof e.creationDate !== "number") continue;
         if (seen.has(e.id)) continue;
         seen.add(e.id);
-        listing.events.push(e);
-        listing.oldest = Math.min(listing.oldest, e.creationDate);
-        listing.newest = Math.max(listing.newest, e.creationDate);
+        const placed = this.placed(e);
+        listing.events.push(placed);
+        listing.oldest = Math.min(listing.oldest, placed.creationDate);
+        listing.newest = Math.max(listing.newest, placed.creationDate);
       }
       // `limit` is a maximum: a shorter page is the end of the stream, as for edge-list-events.
       if (page.length < limit) listing.ended = true;
@@ -231,11 +248,29 @@ class StreamWatch {
     }
   }
 
+  /** The event at the date it was first listed with (a copy when the server changed it). */
+  private placed(e: DeviceEvent): DeviceEvent {
+    const known = this.knownDates.get(e.id);
+    if (known === undefined) {
+      this.knownDates.set(e.id, e.creationDate);
+      if (this.knownDates.size > MAX_KNOWN_DATES) {
+        for (const oldest of this.knownDates.keys()) {
+          this.knownDates.delete(oldest);
+          break;
+        }
+      }
+      return e;
+    }
+    if (known === e.creationDate) return e;
+    this.redated = true;
+    return { ...e, creationDate: known };
+  }
+
   /** Each watch gets its part of a completed read; one that throws does not keep the others'. */
   private hand(group: Entry[], listing: Listing): void {
     for (const entry of group) {
       if (entry.removed || this.isStopped()) continue;
-      const result = resolve(entry, listing);
+      const result = resolve(entry, listing, this.redated);
       entry.from = { kind: "position", position: result.position };
       try {
         entry.watch.onRead(result);
@@ -251,6 +286,7 @@ class StreamWatch {
     this.reading = true;
     this.lastDue = this.due;
     this.reads++;
+    this.redated = false;
     const group = [...this.entries];
     let extra = 0;
     try {
@@ -270,7 +306,12 @@ class StreamWatch {
         return;
       }
       this.failures++;
-      extra = Math.min(this.interval() * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+      // The backoff, or the pause the server asked for when longer (capped where it is parsed,
+      // retry.ts): a read never comes sooner than a Retry-After allows.
+      extra = Math.max(
+        Math.min(this.interval() * 2 ** (this.failures - 1), MAX_BACKOFF_MS),
+        err.retryAfterMs ?? 0,
+      );
       const retryIn = this.interval() + extra;
       for (const entry of group) if (!entry.removed) entry.watch.onError(err, false, retryIn);
     } finally {

@@ -4,7 +4,8 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { isRetryable, retryDelay, parseRetryAfter, DEFAULT_RETRY } = lib("api/retry");
+const { isRetryable, retryDelay, parseRetryAfter, DEFAULT_RETRY, MAX_RETRY_AFTER_MS } =
+  lib("api/retry");
 const { EdgeError } = lib("api/errors");
 
 const failure = (code, details = {}) => new EdgeError(code, {}, details);
@@ -120,6 +121,19 @@ describe("unit: api/retry", function () {
     it("should read an HTTP date against the given clock, and a past date as no wait", function () {
       assert.equal(parseRetryAfter("Thu, 01 Jan 2026 00:00:05 GMT", now), 5000);
       assert.equal(parseRetryAfter("Wed, 31 Dec 2025 23:59:00 GMT", now), 0);
+    });
+
+    it("should cap the wait at 10 minutes, however long the server asks for", function () {
+      assert.equal(MAX_RETRY_AFTER_MS, 600_000);
+      assert.equal(parseRetryAfter("600", now), 600_000);
+      for (const value of [
+        "601",
+        "999999",
+        "99999999",
+        "9".repeat(400),
+        "Fri, 01 Jan 2027 00:00:00 GMT",
+      ])
+        assert.equal(parseRetryAfter(value, now), MAX_RETRY_AFTER_MS, value);
     });
 
     it("should ignore a missing or unreadable value", function () {

@@ -36,6 +36,18 @@ describe("unit: commands/inbox-waits", function () {
     assert.deepEqual(order(waits, true), [10, 40]);
   });
 
+  it("should keep a wait with an empty command id with those without one: an empty id names nothing", function () {
+    const waits = new InboxWaits();
+    const empty = entry(10, "");
+    waits.add(entry(5, "c1"));
+    waits.add(empty);
+    assert.deepEqual(order(waits, true), [10]);
+    assert.equal(waits.withIdOf(marker("anything")), undefined);
+    waits.remove(empty);
+    assert.deepEqual(order(waits, true), []);
+    assert.equal(waits.count, 1);
+  });
+
   it("should find the wait whose command id a marker holds, the first of two with the same id first", function () {
     const waits = new InboxWaits();
     const first = entry(1, "cmd-42");
@@ -71,6 +83,23 @@ describe("unit: commands/inbox-waits", function () {
     assert.equal(waits.hasIdShaped(marker("e5f3c1a2b0000000000000abc")), true);
     assert.equal(waits.hasIdShaped(marker("not an id")), false);
     assert.deepEqual([...waits.idLengths], [25]);
+  });
+
+  it("should tell a marker that names another command of a server with short ids", function () {
+    const waits = new InboxWaits();
+    waits.add(entry(1, "7"));
+    waits.add(entry(2, "cmd-42"));
+    for (const foreign of ["17", "2001", "done 17", "cmd-421", "for cmd-9999: ok"])
+      assert.equal(waits.hasIdShaped(marker(foreign)), true, foreign);
+    assert.equal(waits.hasIdShaped(marker("done")), false);
+    const hex = new InboxWaits();
+    hex.add(entry(1, "e5f3c1a2b0000000000000001"));
+    // Words made of hex letters only hold no digit: they name no command.
+    assert.equal(hex.hasIdShaped(marker("added")), false);
+    assert.equal(hex.hasIdShaped(marker("bad face")), false);
+    // Long ids keep one length: a number in a marker names none of them.
+    assert.equal(hex.hasIdShaped(marker("progress 100")), false);
+    assert.equal(hex.hasIdShaped(marker("e5f3c1a2b0000000000000abc")), true);
   });
 
   it("should poll at the shortest interval a pending wait asked for, 1 s with none", function () {

@@ -5,7 +5,7 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { markerOf, namesSomeId, IdIndex, MARKERS } = lib("commands/markers");
+const { markerOf, namesSomeId, IdIndex, MARKERS, holdsId, tokensOf } = lib("commands/markers");
 
 const HEX_ID = "e5f3c1a2b0000000000000abc";
 const UUID = "0b7c1b1e-8a52-4c4e-9d7e-2f1b6c3a9d01";
@@ -57,6 +57,17 @@ describe("unit: commands/markers", function () {
     assert.equal(namesSomeId(markerOf(event({ s: "COMMAND_COMPLETE" }))), false);
   });
 
+  it("should tell whether a string is or holds an id as a whole token", function () {
+    assert.equal(holdsId("7", "7"), true);
+    assert.equal(holdsId("cmd 7", "7"), true);
+    assert.equal(holdsId("17 and 7", "7"), true);
+    assert.equal(holdsId("17", "7"), false);
+    assert.equal(holdsId("cmd-421", "cmd-42"), false);
+    assert.equal(holdsId("anything", ""), false, "an empty id is in every string: never held");
+    assert.equal(holdsId("", ""), false);
+    assert.deepEqual(tokensOf("done: cmd-42, 17/x"), ["done", "cmd-42", "17", "x"]);
+  });
+
   describe("IdIndex", function () {
     it("should find the id a string is, or contains, whatever its shape", function () {
       const index = new IdIndex();
@@ -75,6 +86,30 @@ describe("unit: commands/markers", function () {
       index.set("ab", "inside");
       index.set("xaby", "exact");
       assert.equal(index.find(["xaby"]), "exact");
+    });
+
+    it("should find an id inside a string only as a whole token, never as part of a longer id", function () {
+      const index = new IdIndex();
+      index.set("7", "seven");
+      index.set("cmd-42", "cmd-42");
+      index.set("1", "one");
+      for (const foreign of [
+        "17",
+        "71",
+        "cmd-421",
+        "xcmd-42",
+        "2001",
+        "7.1",
+        "cmd_7",
+        "done 17",
+        "v1.0",
+      ])
+        assert.equal(index.find([foreign]), undefined, foreign);
+      assert.equal(index.find(["command 7 done"]), "seven");
+      assert.equal(index.find(["id=7"]), "seven");
+      assert.equal(index.find(["/event/7"]), "seven");
+      assert.equal(index.find(["ran cmd-42, ok"]), "cmd-42");
+      assert.equal(index.find(["for 2001 and 1"]), "one");
     });
 
     it("should forget deleted ids and their lengths", function () {

@@ -27,6 +27,20 @@ describe("unit: commands/unclaimed-markers", function () {
     assert.deepEqual(store.withId("cmd-8"), []);
   });
 
+  it("should not find a marker by an id that is only part of a longer one", function () {
+    const store = new UnclaimedMarkers();
+    store.add(item({ s: "COMMAND_COMPLETE", ref: "17" }), new Set([1]));
+    store.add(item({ s: "COMMAND_COMPLETE", ref: "done 2001" }), new Set([1]));
+    store.add(item({ s: "COMMAND_COMPLETE", ref: "cmd-421" }), new Set([1, 6]));
+    store.add(item({ s: "COMMAND_COMPLETE", ref: "answer to 7" }), new Set([1]));
+    assert.deepEqual(store.withId("1"), []);
+    assert.deepEqual(store.withId("cmd-42"), []);
+    assert.deepEqual(ids(store.withId("7")), ["answer to 7"], "an id at the end of a string");
+    const long = `${"x".repeat(600)} 17 ${"y".repeat(10)}`;
+    store.add(item({ s: "COMMAND_COMPLETE", ref: long }), new Set([1]));
+    assert.deepEqual(ids(store.withId("7")), ["answer to 7"], "nor in a string too long to index");
+  });
+
   it("should index what it holds anew when ids of a new length come", function () {
     const store = new UnclaimedMarkers();
     store.add(item({ s: "COMMAND_COMPLETE", ref: "for abc123 done" }), new Set([5]));

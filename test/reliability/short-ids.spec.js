@@ -1,0 +1,150 @@
+// A server whose event ids are short numbers or names (`7`, `cmd-42`) and whose inbox holds the
+// markers of other commands (`17`, `cmd-421`, `2001`): a marker completes only the wait whose id
+// it names as a whole token, and a created command with an empty or missing id is refused at send
+// (issue 19). Real Node-RED (test helper) against servers written here, not the simulator: the
+// simulator's ids are all of one length.
+"use strict";
+const assert = require("node:assert/strict");
+const { helper, unload, next, noMessage, caughtCode } = require("../support/red");
+const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
+const { serve } = require("../support/http-server");
+
+const INBOX = "/demo/devices/lcd-board/:inbox";
+
+function envelope(res, body) {
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
+}
+
+/** An inbox listed newest first with `start` and `limit`, as the spec shows; `reads` counts GETs. */
+async function inboxServer(events) {
+  const state = { events, reads: 0 };
+  const server = await serve((req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (req.method !== "GET" || url.searchParams.get("path") !== INBOX) {
+      res.statusCode = 404;
+      envelope(res, null);
+      return;
+    }
+    state.reads++;
+    const start = Number(url.searchParams.get("start") ?? 0);
+    const limit = Number(url.searchParams.get("limit") ?? 20);
+    const newestFirst = [...state.events].sort((a, b) => b.creationDate - a.creationDate);
+    envelope(res, newestFirst.slice(start, start + limit));
+  });
+  return { ...server, state };
+}
+
+const account = (server) => ({ url: server.url, company: "demo", user: "u", token: "tok-of-test" });
+
+let serial = 0;
+const marker = (creationDate, elems) => ({
+  id: `m${++serial}`,
+  streamId: "s-inbox",
+  path: INBOX,
+  creationDate,
+  elems,
+});
+
+describe("short ids and the markers of other commands", function () {
+  this.timeout(20_000);
+  before(function (done) {
+    helper.startServer(done);
+  });
+  after(function (done) {
+    helper.stopServer(done);
+  });
+  afterEach(async function () {
+    await unload();
+  });
+
+  it("does not complete the wait for command 7 with the marker of command 17, and completes it with its own", async function () {
+    const now = Date.now();
+    const server = await inboxServer([marker(now + 1, { status: "COMMAND_COMPLETE", ref: "17" })]);
+    try {
+      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
+        account: { rate: 0 },
+      });
+      get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
+      // Its own marker comes only once the foreign one was read twice.
+      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
+      server.state.events.push(marker(now + 2, { status: "COMMAND_COMPLETE", ref: "7" }));
+      const msg = await next(get("ok"), 10_000);
+      assert.equal(msg.payload.elems.ref, "7");
+      assert.deepEqual(
+        msg.markers.map((m) => m.elems.ref),
+        ["7"],
+      );
+      await Promise.all([noMessage(get("late"), 100), noMessage(get("caught"), 0)]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives cmd-42, 1 and 7 their own markers beside those of cmd-421, 2001 and 17", async function () {
+    const now = Date.now();
+    const server = await inboxServer([
+      marker(now + 1, { COMMAND_COMPLETE: { ref: "cmd-421" } }),
+      marker(now + 2, { status: "COMMAND_COMPLETE", text: "command 2001 done" }),
+      marker(now + 3, { status: "COMMAND_FAULT", ref: "17" }),
+    ]);
+    try {
+      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
+        account: { rate: 0 },
+      });
+      for (const id of ["cmd-42", "1", "7"])
+        get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
+      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
+      server.state.events.push(
+        marker(now + 4, { COMMAND_COMPLETE: { ref: "cmd-42" } }),
+        marker(now + 5, { status: "COMMAND_COMPLETE", text: "command 1 done" }),
+        marker(now + 6, { status: "COMMAND_COMPLETE", ref: "7" }),
+      );
+      const got = [];
+      for (let i = 0; i < 3; i++) got.push(await next(get("ok"), 10_000));
+      const byId = Object.fromEntries(got.map((m) => [m.command.id, m.payload.elems]));
+      assert.deepEqual(byId, {
+        "cmd-42": { COMMAND_COMPLETE: { ref: "cmd-42" } },
+        1: { status: "COMMAND_COMPLETE", text: "command 1 done" },
+        7: { status: "COMMAND_COMPLETE", ref: "7" },
+      });
+      await Promise.all([
+        noMessage(get("fault"), 100),
+        noMessage(get("late"), 0),
+        noMessage(get("caught"), 0),
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const [what, body] of [
+    ["an empty id", { id: "", streamId: "s-cmd", creationDate: 1 }],
+    ["no id", { streamId: "s-cmd", creationDate: 1 }],
+  ]) {
+    it(`refuses at send a created command answered with ${what}`, async function () {
+      const posts = [];
+      const server = await serve((req, res) => {
+        posts.push(`${req.method} ${req.url}`);
+        envelope(res, body);
+      });
+      try {
+        const { get } = await startFlow(
+          account(server),
+          [sendCommand("send", { wires: [["out"]] }), { id: "out", type: "helper" }],
+          { account: { rate: 0 } },
+        );
+        get("send").receive({ payload: { "/lcd/txt1": "hi" } });
+        const caught = await next(get("caught"));
+        assert.equal(caughtCode(caught), "no-command-id");
+        assert.match(caught.error.message, /no-command-id|no event id/);
+        assert.equal(caught.edgeError.method, "POST");
+        // Sent once, never again: a retry could run the command twice.
+        assert.deepEqual(posts, ["POST /v5.0/demo/event"]);
+        await noMessage(get("out"), 100);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
