@@ -47,11 +47,9 @@ export = function (RED: NodeAPI): void {
   function EdgeListEventsNode(this: Node, def: ListEventsDef) {
     RED.nodes.createNode(this, def);
     const mode = def.mode || "page";
-<<<<<<< HEAD
     const invalid = configError(() => {
       checkSettings(def, mode);
     });
-=======
     /**
      * A listing the server's paging stopped (pager.ts) ends with what it found, `paging.more`
      * true as after Max events; the warning says why, since the stream's end was not reached.
@@ -62,7 +60,6 @@ export = function (RED: NodeAPI): void {
         t(`edge-list-events.warn.${page.stopped}`, { count, start: page.start, pages: page.page }),
       );
     };
->>>>>>> fix19-c
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
