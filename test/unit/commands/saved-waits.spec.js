@@ -1,12 +1,15 @@
-// nodes/lib/commands/saved-waits.ts: a pending wait's message kept as JSON (what cannot be kept is
-// named at once), read back with its Buffers, and the waits of a node listed from its context store.
-// The store is Node-RED's own memory context, through the test helper.
+// nodes/lib/commands/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
+// (what cannot be kept is named at once), read back with its Buffers, and the waits of a node kept
+// in memory (kept-waits.ts) and in its context store, and resumed from them each once. The store is
+// Node-RED's own memory context, through the test helper.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
-const { serializeMessage, parseMessage, WaitStore } = lib("commands/saved-waits");
+const { serializeMessage, parseMessage } = lib("commands/saved-message");
+const { WaitStore } = lib("commands/saved-waits");
+const { KeptWaits } = lib("commands/kept-waits");
 
 /** A wait as the await node saves it. */
 const wait = (extra = {}) => ({
@@ -82,9 +85,13 @@ describe("unit: commands/saved-waits", function () {
       await helper.unload();
     });
 
-    const store = () => new WaitStore(node, undefined, (err) => errors.push(err));
+    /** A store of node c1 with the memory of one process; a new KeptWaits is a restart. */
+    const store = (kept = new KeptWaits()) =>
+      new WaitStore(node, undefined, kept.of("c1:f1"), (err) => errors.push(err));
+    const keysOf = (list) => list.map((r) => r.key).sort();
+    const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
-    it("should save, list and remove the node's waits, with keys of their own", async function () {
+    it("should save, resume and remove the node's waits, with keys of their own", async function () {
       const s = store();
       const a = s.newKey();
       const b = s.newKey();
@@ -92,26 +99,71 @@ describe("unit: commands/saved-waits", function () {
       s.save(a, wait({ commandId: "x" }));
       s.save(b, wait());
       node.context().set("unrelated", 5);
-      const listed = await s.list();
-      assert.deepEqual(listed.map(([k]) => k).sort(), [a, b].sort());
-      assert.equal(listed.find(([k]) => k === a)[1].commandId, "x");
+      // After a restart: from the store alone.
+      const listed = await store().restorable(noBad);
+      assert.deepEqual(keysOf(listed), [a, b].sort());
+      assert.equal(listed.find((r) => r.key === a).wait.commandId, "x");
+      assert.deepEqual(listed.find((r) => r.key === a).msg, {});
       s.remove(a);
-      assert.deepEqual(
-        (await s.list()).map(([k]) => k),
-        [b],
-      );
+      assert.deepEqual(keysOf(await store().restorable(noBad)), [b]);
       await s.removeAll();
-      assert.deepEqual(await s.list(), []);
+      assert.deepEqual(await store().restorable(noBad), []);
+      assert.deepEqual(node.context().keys(), ["unrelated"]);
       assert.equal(node.context().get("unrelated"), 5, "other context keys are not the store's");
       assert.deepEqual(errors, []);
     });
 
-    it("should drop a saved value that is not a wait", async function () {
+    it("should drop a saved value that is not a wait, naming it and the field", async function () {
       const s = store();
       const key = s.newKey();
+      const good = s.newKey();
       node.context().set(key, { v: 2, junk: true });
-      assert.deepEqual(await s.list(), []);
+      node.context().set(good, wait());
+      const bad = [];
+      const list = await s.restorable((k, field) => bad.push([k, field]));
+      assert.deepEqual(keysOf(list), [good]);
+      assert.deepEqual(bad, [[key, "v"]]);
       assert.equal(node.context().get(key), undefined);
+    });
+
+    it("should resume from memory, once, a wait whose context Node-RED deleted at the close", async function () {
+      const kept = new KeptWaits();
+      const first = store(kept);
+      assert.deepEqual(await first.restorable(noBad), []);
+      const key = first.newKey();
+      first.save(key, wait({ commandId: "m" }));
+      // What deleteContext does when no context store is configured.
+      node.context().set(key, undefined);
+      const again = store(kept);
+      const list = await again.restorable(noBad);
+      assert.deepEqual(keysOf(list), [key]);
+      assert.equal(list[0].wait.commandId, "m");
+      // Written back to the store, so that a persistent one would hold it.
+      assert.equal(node.context().get(key).commandId, "m");
+      // Held by memory and store alike, and still resumed once.
+      assert.deepEqual(keysOf(await store(kept).restorable(noBad)), [key]);
+    });
+
+    it("should not resume a wait found only in the store once this process has read the store", async function () {
+      const kept = new KeptWaits();
+      const s = store(kept);
+      await s.restorable(noBad);
+      const key = s.newKey();
+      // A wait that ended here, whose removal did not reach the store.
+      node.context().set(key, wait());
+      assert.deepEqual(await store(kept).restorable(noBad), []);
+      assert.equal(node.context().get(key), undefined);
+    });
+
+    it("should not resume a wait that started while the store was being read", async function () {
+      const kept = new KeptWaits();
+      const s = store(kept);
+      const before = s.newKey();
+      s.save(before, wait());
+      const pending = s.restorable(noBad);
+      const during = s.newKey();
+      s.save(during, wait());
+      assert.deepEqual(keysOf(await pending), [before]);
     });
   });
 });
