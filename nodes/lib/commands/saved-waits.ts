@@ -75,7 +75,7 @@ export class WaitStore {
     try {
       stored = await this.keys();
     } catch (err) {
-      if (!kept.loaded) throw err;
+      // The waits in memory still resume; the store is read again at the next start.
       this.onError(err);
       complete = false;
     }

@@ -167,3 +167,98 @@ describe("unit: commands/saved-waits", function () {
     });
   });
 });
+
+describe("unit: commands/saved-waits, with a context store that fails", function () {
+  /**
+   * A node whose context answers as a context store plugin that fails does: an error in the
+   * callback (or a throw, as Node-RED's own context does for a bad key).
+   */
+  function failingNode(fail) {
+    const data = new Map();
+    const context = {
+      keys(_store, cb) {
+        if (fail.keys) cb(new Error("keys failed"));
+        else cb(null, [...data.keys()]);
+      },
+      get(key, _store, cb) {
+        if (fail.get) cb(new Error("get failed"));
+        else cb(null, data.get(key));
+      },
+      set(key, value, _store, cb) {
+        if (fail.throw) throw new Error("set threw");
+        if (fail.set) return cb(new Error("set failed"));
+        if (value === undefined) data.delete(key);
+        else data.set(key, value);
+        cb(null);
+      },
+    };
+    return { node: { context: () => context }, data };
+  }
+  const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
+
+  it("should resume the waits in memory when the store cannot be listed, and read it at the next start", async function () {
+    const fail = { keys: false };
+    const { node, data } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const store = () => new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const s = store();
+    const inMemory = s.newKey();
+    s.save(inMemory, wait());
+    const onlyStored = s.newKey();
+    data.set(onlyStored, wait());
+    fail.keys = true;
+    assert.deepEqual(
+      (await s.restorable(noBad)).map((r) => r.key),
+      [inMemory],
+    );
+    assert.match(String(errors[0]), /keys failed/);
+    assert.equal(kept.of("n1:f1").loaded, false);
+    fail.keys = false;
+    const next = await store().restorable(noBad);
+    assert.deepEqual(next.map((r) => r.key).sort(), [inMemory, onlyStored].sort());
+    assert.equal(kept.of("n1:f1").loaded, true);
+  });
+
+  it("should leave a record it could not read in the store, and read it at the next start", async function () {
+    const fail = { get: true };
+    const { node, data } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const key = s.newKey();
+    data.set(key, wait());
+    assert.deepEqual(await s.restorable(noBad), []);
+    assert.match(String(errors[0]), /get failed/);
+    assert.ok(data.has(key));
+    fail.get = false;
+    assert.deepEqual(
+      (await s.restorable(noBad)).map((r) => r.key),
+      [key],
+    );
+  });
+
+  it("should tell a write that fails or throws, and keep the wait in memory", async function () {
+    const fail = { set: true };
+    const { node } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const a = s.newKey();
+    s.save(a, wait());
+    fail.set = false;
+    fail.throw = true;
+    const b = s.newKey();
+    s.save(b, wait());
+    assert.deepEqual(errors.map(String), ["Error: set failed", "Error: set threw"]);
+    assert.deepEqual([...kept.of("n1:f1").waits.keys()], [a, b]);
+  });
+
+  it("should forget a removed node's waits in memory", function () {
+    const kept = new KeptWaits();
+    kept.of("n1:f1").waits.set("k", wait());
+    kept.of("n1:f1").loaded = true;
+    kept.forget("n1:f1");
+    assert.deepEqual(kept.of("n1:f1"), { loaded: false, waits: new Map() });
+  });
+});
