@@ -4,8 +4,9 @@
 // the wait itself is). msg.reset ends this node's waits.
 //
 // A timeout is only reported after one more read of the inbox made after the deadline, so a late
-// poll never turns a completed command into "timed out". Pending waits are kept in a context store
-// and resume when the node starts again (redeploy, restart), with msg.restored = true.
+// poll never turns a completed command into "timed out". Pending waits are kept in this process's
+// memory and in a context store, and resume when the node starts again with msg.restored = true:
+// after a redeploy from memory, whatever the settings, after a restart from a persistent store.
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
@@ -13,8 +14,13 @@ import type { CommandRef } from "../lib/commands/command-ref";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-poller";
 import { PendingWait } from "../lib/commands/pending-wait";
 import type { AwaitShared } from "../lib/commands/pending-wait";
-import { WaitStore, parseMessage, serializeMessage } from "../lib/commands/saved-waits";
-import type { SavedWait } from "../lib/commands/saved-waits";
+import { KeptWaits } from "../lib/commands/kept-waits";
+import { serializeMessage } from "../lib/commands/saved-message";
+import { WaitStore } from "../lib/commands/saved-waits";
+import type { Restorable } from "../lib/commands/saved-waits";
+import { contextIdOf } from "../lib/node-red/context-id";
+import { onNextFlowsStarted } from "../lib/node-red/flows-started";
+import { isPersistentStore } from "../lib/node-red/persistent-store";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
@@ -72,6 +78,12 @@ function commandOf(msg: NodeMessageInFlow): CommandRef {
 }
 
 export = function (RED: NodeAPI): void {
+  // Per registration of the type, which Node-RED makes once per process: a test helper's fresh
+  // runtime starts with none.
+  const kept = new KeptWaits();
+  /** The nodes already told that a restart loses their waits: once each, not at every deploy. */
+  const toldVolatile = new Set<string>();
+
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
     RED.nodes.createNode(this, def);
     const setStatus = this.status.bind(this);
@@ -82,7 +94,8 @@ export = function (RED: NodeAPI): void {
     let ttlWarned = false;
     let overrunWarned = false;
     /** Saved waits being restored, by the message they restore. */
-    const restoring = new WeakMap<object, [string, SavedWait]>();
+    const restoring = new WeakMap<object, Restorable>();
+    const contextId = contextIdOf(this);
 
     const observer: InboxObserver = {
       onReadState(err) {
@@ -107,9 +120,13 @@ export = function (RED: NodeAPI): void {
       },
     };
     const store = blank(def.store) ? undefined : String(def.store).trim();
-    const saved = new WaitStore(this, store, (err) => {
+    const saved = new WaitStore(this, store, kept.of(contextId), (err) => {
       warn(t("edge-await-command.warn.store", { detail: String(err) }));
     });
+    if (!isPersistentStore(RED.settings, store) && !toldVolatile.has(contextId)) {
+      toldVolatile.add(contextId);
+      warn(t("edge-await-command.warn.volatile"));
+    }
     const shared: AwaitShared = {
       t,
       observer,
@@ -119,13 +136,25 @@ export = function (RED: NodeAPI): void {
       bySignal: new Map(),
     };
 
+    // restore() runs once, at the flows:started that follows this node's start.
+    const cancelRestore = onNextFlowsStarted(RED.events, restore);
+
     // Registered before handleInput's own close listener, so it runs first: the waits that the
     // handler then cancels know the node is closing and stay saved.
     this.on("close", (removed: boolean, done: () => void) => {
       shared.closing = true;
-      RED.events.off("flows:started", restore);
-      if (removed) saved.removeAll().then(done, done);
-      else done();
+      cancelRestore();
+      if (!removed) {
+        // The waits stay in memory (and in the store) for the node that the deploy puts here.
+        done();
+        return;
+      }
+      kept.forget(contextId);
+      toldVolatile.delete(contextId);
+      saved.removeAll().then(done, (err: unknown) => {
+        warn(t("edge-await-command.warn.store", { detail: String(err) }));
+        done();
+      });
     });
 
     const step = (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
@@ -138,7 +167,7 @@ export = function (RED: NodeAPI): void {
       const restored = restoring.get(msg);
       if (restored) {
         restoring.delete(msg);
-        const [key, w] = restored;
+        const { key, wait: w } = restored;
         return new Promise<Result | null>((resolve, reject) => {
           const wait = { commandId: w.commandId, since: w.since, intervalMs: w.intervalMs };
           new PendingWait(
@@ -243,26 +272,24 @@ export = function (RED: NodeAPI): void {
       }),
     });
 
-    /** Resumes the waits saved by this node before a redeploy or restart. */
+    /**
+     * Resumes the waits of this node from before the deploy or the restart, each once; a saved
+     * record that is not a wait is dropped with a warning, and the others resume.
+     */
     function restore(): void {
-      RED.events.off("flows:started", restore);
       // Saved waits stay saved while the settings are invalid: each resumes, and ends once, after
       // the deploy that fixes them, instead of failing now with an error that is not its own.
       if (shared.closing || invalid) return;
-      saved.list().then(
+      const onBad = (key: string, field: string): void => {
+        warn(t("edge-await-command.warn.badSaved", { key, field }));
+      };
+      saved.restorable(onBad).then(
         (list) => {
           if (shared.closing) return;
-          for (const [key, w] of list) {
-            let msg: NodeMessageInFlow;
-            try {
-              msg = parseMessage(w.msg);
-            } catch {
-              saved.remove(key);
-              continue;
-            }
-            msg.restored = true;
-            restoring.set(msg, [key, w]);
-            receive(msg);
+          for (const r of list) {
+            r.msg.restored = true;
+            restoring.set(r.msg, r);
+            receive(r.msg);
           }
         },
         (err: unknown) => {
@@ -270,7 +297,6 @@ export = function (RED: NodeAPI): void {
         },
       );
     }
-    RED.events.on("flows:started", restore);
   }
 
   RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode, {

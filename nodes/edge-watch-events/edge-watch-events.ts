@@ -1,13 +1,16 @@
 // Starts a flow on every new event of a stream: one message per event, oldest first, each event
 // once while the node runs. The reading is shared per stream and account (lib/events/
-// stream-watcher.ts); this node chooses where to start, sends, keeps its position in node context
-// so that `resume` continues after a redeploy or a restart, and shows how the watch is doing.
+// stream-watcher.ts); this node chooses where to start, sends, keeps its position so that `resume`
+// continues after a redeploy (in this process's memory, whatever the settings: Node-RED deletes a
+// node's context at its close when no context store is configured) or a restart (in node
+// context, with a persistent store), and shows how the watch is doing.
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { accountOf, healthOf } from "../lib/account/lookup";
-import { positionFrom } from "../lib/events/position";
 import type { Position } from "../lib/events/position";
+import { checkSavedPosition } from "../lib/events/saved-position";
+import type { SavedPosition } from "../lib/events/saved-position";
 import type {
   ReadResult,
   StartFrom,
@@ -18,6 +21,8 @@ import type {
 import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
+import { contextIdOf } from "../lib/node-red/context-id";
+import { isPersistentStore } from "../lib/node-red/persistent-store";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";
@@ -36,11 +41,6 @@ interface WatchEventsDef extends NodeDef {
 const R = WATCH_EVENTS_RANGES;
 /** The key of the position in node context. */
 const KEY = "position";
-
-interface Saved extends Position {
-  /** The stream the position belongs to: a changed Stream property starts afresh. */
-  stream: string;
-}
 
 function blank(value: unknown): boolean {
   return (
@@ -100,6 +100,8 @@ class NodeWatch implements Watch {
     private readonly node: Node,
     private readonly t: Translate,
     private readonly settings: ReturnType<typeof settingsOf>,
+    /** Keeps the position in memory for the node a redeploy puts in this one's place. */
+    private readonly remember: (saved: SavedPosition) => void,
   ) {}
 
   get intervalMs(): number {
@@ -233,7 +235,12 @@ class NodeWatch implements Watch {
   }
 
   private save(position: Position): void {
-    const saved: Saved = { stream: this.settings.stream, date: position.date, ids: position.ids };
+    const saved: SavedPosition = {
+      stream: this.settings.stream,
+      date: position.date,
+      ids: position.ids,
+    };
+    this.remember(saved);
     const { store } = this.settings;
     this.node.context().set(KEY, saved, store as string, (err?: Error) => {
       if (err) this.node.warn(this.t("edge-watch-events.warn.save", { message: String(err) }));
@@ -262,6 +269,11 @@ class NodeWatch implements Watch {
 
 export = function (RED: NodeAPI): void {
   const t = translator(RED, "edge-watch-events");
+  // The last position of each node, by context id, across its close and re-creation by a deploy.
+  // Per registration of the type, which Node-RED makes once per process.
+  const positions = new Map<string, SavedPosition>();
+  /** The nodes already told that a restart loses their position: once each. */
+  const toldVolatile = new Set<string>();
 
   function EdgeWatchEventsNode(this: Node, def: WatchEventsDef) {
     RED.nodes.createNode(this, def);
@@ -283,25 +295,30 @@ export = function (RED: NodeAPI): void {
       });
       return;
     }
-    const watch = new NodeWatch(this, t, settings);
+    const contextId = contextIdOf(this);
+    const watch = new NodeWatch(this, t, settings, (saved) => {
+      positions.set(contextId, saved);
+    });
     // The account's health shows on this node as on the others of the account.
     const unwatchHealth = healthOf(RED, def.account)?.watch((s) => {
       watch.account(s);
     });
-    this.on("close", (_removed: boolean, done: () => void) => {
+    this.on("close", (removed: boolean, done: () => void) => {
       unwatchHealth?.();
       watch.close();
+      if (removed) {
+        positions.delete(contextId);
+        toldVolatile.delete(contextId);
+      }
       done();
     });
 
-    const begin = (saved: unknown): void => {
-      const found = positionFrom(saved);
-      const sameStream =
-        typeof saved === "object" && saved !== null && (saved as Saved).stream === settings.stream;
+    const begin = (saved: SavedPosition | undefined): void => {
       let from: StartFrom;
-      if (settings.start === "resume" && found && sameStream)
-        from = { kind: "position", position: found };
-      else if (settings.start === "last") from = { kind: "last", count: settings.last };
+      if (settings.start === "resume" && saved && saved.stream === settings.stream) {
+        const position: Position = { date: saved.date, ids: saved.ids };
+        from = { kind: "position", position };
+      } else if (settings.start === "last") from = { kind: "last", count: settings.last };
       else from = { kind: "new" };
       watch.start(from, watcher);
     };
@@ -309,9 +326,33 @@ export = function (RED: NodeAPI): void {
       begin(undefined);
       return;
     }
+    if (!isPersistentStore(RED.settings, settings.store) && !toldVolatile.has(contextId)) {
+      toldVolatile.add(contextId);
+      this.warn(t("edge-watch-events.warn.volatile"));
+    }
+    // Memory holds the newest position this process saved: the store may lag or be emptied.
+    const inMemory = positions.get(contextId);
+    if (inMemory) {
+      begin(inMemory);
+      return;
+    }
     this.context().get(KEY, settings.store as string, (err: Error | undefined, value: unknown) => {
-      if (err) this.warn(t("edge-watch-events.warn.load", { message: String(err) }));
-      begin(err ? undefined : value);
+      if (err) {
+        this.warn(t("edge-watch-events.warn.load", { message: String(err) }));
+        begin(undefined);
+        return;
+      }
+      if (value === undefined) {
+        begin(undefined);
+        return;
+      }
+      const checked = checkSavedPosition(value, Date.now());
+      if (!checked.ok) {
+        this.warn(t("edge-watch-events.warn.badSaved", { field: checked.field }));
+        begin(undefined);
+        return;
+      }
+      begin(checked.saved);
     });
   }
 

@@ -173,15 +173,16 @@ function postNode(id, z, url) {
 /**
  * The hooks of the restart specs: before each test a simulator (env.sim), a collector of what the
  * flow posts to `paths` (env.sink, test/support/http-server.js) and a user directory (env.userDir)
- * that env.startRed() starts a Node-RED on, with a file context store, as often as a test asks;
+ * that env.startRed() starts a Node-RED on, with a file context store (or the settings it is given:
+ * `{}` is Node-RED's stock settings, without contextStorage), as often as a test asks;
  * env.stopRed() stops it. After each test all of it is stopped and removed.
  */
 function withRestarts(...paths) {
   const { startSim } = require("./simulator");
   const { collector } = require("./http-server");
   const env = { sim: undefined, sink: undefined, userDir: undefined, red: undefined };
-  env.startRed = async () => {
-    env.red = await startNodeRed({ userDir: env.userDir, settings: FILE_CONTEXT });
+  env.startRed = async (settings = FILE_CONTEXT) => {
+    env.red = await startNodeRed({ userDir: env.userDir, settings });
     return env.red;
   };
   env.stopRed = async () => {

@@ -1,10 +1,11 @@
-// Pending waits kept in a Node-RED context store, so that a result that comes after a redeploy or
-// a restart still reaches the flow. One context key per wait (saving one wait never rewrites the
-// others); the message is kept as JSON, so what cannot be saved is known when the wait starts,
-// not when a file store flushes.
+// Pending waits kept in memory and in a Node-RED context store, so that a result that comes after
+// a redeploy or a restart still reaches the flow. One context key per wait (saving one wait never
+// rewrites the others); the message is kept as JSON (saved-message.ts).
 import { randomUUID } from "node:crypto";
 import type { Node, NodeMessageInFlow } from "node-red";
 import type { InboxRef } from "./inbox-poller";
+import type { NodeWaits } from "./kept-waits";
+import { checkSavedWait } from "./saved-wait-check";
 
 const PREFIX = "edgewire-await-";
 
@@ -25,64 +26,23 @@ export interface SavedWait {
   msg: string;
 }
 
-/** The message as JSON, and the names of its properties that could not be kept. */
-export function serializeMessage(msg: NodeMessageInFlow): { json: string; dropped: string[] } {
-  const dropped: string[] = [];
-  const keep = new Map<string, unknown>();
-  for (const [key, value] of Object.entries(msg)) {
-    if (typeof value === "function" || typeof value === "symbol") dropped.push(key);
-    else keep.set(key, value);
-  }
-  try {
-    return { json: JSON.stringify(Object.fromEntries(keep)), dropped };
-  } catch {
-    // A cycle, a BigInt, a socket (msg.req of an http in node): find which, keep the rest.
-    for (const [key, value] of keep) {
-      try {
-        JSON.stringify(value);
-      } catch {
-        dropped.push(key);
-        keep.delete(key);
-      }
-    }
-    return { json: JSON.stringify(Object.fromEntries(keep)), dropped };
-  }
+/** A saved wait that passed its check, ready to resume. */
+export interface Restorable {
+  key: string;
+  wait: SavedWait;
+  msg: NodeMessageInFlow;
 }
 
-/** The saved message back, with its Buffers as Buffers. */
-export function parseMessage(json: string): NodeMessageInFlow {
-  return JSON.parse(json, (_key, value: unknown) => {
-    if (
-      value !== null &&
-      typeof value === "object" &&
-      (value as { type?: unknown }).type === "Buffer" &&
-      Array.isArray((value as { data?: unknown }).data)
-    ) {
-      return Buffer.from((value as { data: number[] }).data);
-    }
-    return value;
-  }) as NodeMessageInFlow;
-}
-
-function isSavedWait(value: unknown): value is SavedWait {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Partial<SavedWait>;
-  return (
-    v.v === 1 &&
-    typeof v.inbox === "object" &&
-    typeof v.since === "number" &&
-    typeof v.deadline === "number" &&
-    typeof v.intervalMs === "number" &&
-    typeof v.startedAt === "number" &&
-    typeof v.msg === "string"
-  );
-}
-
-/** The waits of one node in one context store (undefined = Node-RED's default store). */
+/**
+ * The waits of one node: in this process's memory (kept-waits.ts), which carries them across a
+ * redeploy, and in one context store (undefined = Node-RED's default store), which carries them
+ * across a restart when it is persistent.
+ */
 export class WaitStore {
   constructor(
     private readonly node: Node,
     private readonly store: string | undefined,
+    private readonly kept: NodeWaits,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -91,39 +51,106 @@ export class WaitStore {
   }
 
   save(key: string, wait: SavedWait): void {
+    this.kept.waits.set(key, wait);
     this.set(key, wait);
   }
 
   remove(key: string): void {
+    this.kept.waits.delete(key);
     this.set(key, undefined);
   }
 
-  /** Every saved wait of the node. */
-  async list(): Promise<[string, SavedWait][]> {
-    const context = this.node.context();
-    const keys = await new Promise<string[]>((resolve, reject) => {
-      context.keys(this.store as string, (err: Error | null | undefined, keys?: unknown[]) => {
-        if (err) reject(err);
-        else resolve((keys ?? []).filter((k): k is string => typeof k === "string"));
-      });
-    });
-    const out: [string, SavedWait][] = [];
-    for (const key of keys) {
-      if (!key.startsWith(PREFIX)) continue;
-      const value = await new Promise<unknown>((resolve, reject) => {
-        context.get(key, this.store as string, (err: Error | null | undefined, v?: unknown) => {
-          if (err) reject(err);
-          else resolve(v);
-        });
-      });
-      if (isSavedWait(value)) out.push([key, value]);
-      else this.remove(key);
+  /**
+   * The waits to resume when the node starts, each once: those in memory and, the first time the
+   * node starts in this process, those in the store. Each record is checked; one that fails is
+   * removed and told to `onBad` with the field that failed, and the others resume. Afterwards
+   * memory and the store hold the same waits.
+   */
+  async restorable(onBad: (key: string, field: string) => void): Promise<Restorable[]> {
+    const { kept } = this;
+    // Taken before any await: a wait that starts while the store is read is not one to resume.
+    const candidates = new Map<string, unknown>(kept.waits);
+    let stored: string[] = [];
+    let complete = true;
+    try {
+      stored = await this.keys();
+    } catch (err) {
+      // The waits in memory still resume; the store is read again at the next start.
+      this.onError(err);
+      complete = false;
     }
+    if (!kept.loaded) {
+      for (const key of stored) {
+        if (kept.waits.has(key) || candidates.has(key)) continue;
+        let value: unknown;
+        try {
+          value = await this.get(key);
+        } catch (err) {
+          // Left in the store, and the store read again at the next start.
+          this.onError(err);
+          complete = false;
+          continue;
+        }
+        // Removed since the keys were listed: a wait that ended meanwhile.
+        if (value !== undefined) candidates.set(key, value);
+      }
+    }
+    const inStore = new Set(stored);
+    const out: Restorable[] = [];
+    const now = Date.now();
+    for (const [key, value] of candidates) {
+      const checked = checkSavedWait(value, now);
+      if (!checked.ok) {
+        this.remove(key);
+        onBad(key, checked.field);
+        continue;
+      }
+      kept.waits.set(key, checked.wait);
+      // Only in memory: the store was emptied by Node-RED at the close (no contextStorage), or
+      // the node's Store property changed in the deploy.
+      if (!inStore.has(key)) this.set(key, checked.wait);
+      out.push({ key, wait: checked.wait, msg: checked.msg });
+    }
+    if (kept.loaded && complete) {
+      // Memory is the whole truth here: a record only in the store is a wait that ended but
+      // whose removal did not reach the store, and must not resume.
+      for (const key of stored) if (!kept.waits.has(key)) this.set(key, undefined);
+    }
+    if (complete) kept.loaded = true;
     return out;
   }
 
+  /** The node was removed from the flows: its waits go from memory and from the store. */
   async removeAll(): Promise<void> {
-    for (const [key] of await this.list()) this.remove(key);
+    const keys = new Set(this.kept.waits.keys());
+    this.kept.waits.clear();
+    try {
+      for (const key of await this.keys()) keys.add(key);
+    } finally {
+      for (const key of keys) this.set(key, undefined);
+    }
+  }
+
+  /** The keys of the node's saved waits in the store. */
+  private async keys(): Promise<string[]> {
+    const context = this.node.context();
+    const keys = await new Promise<unknown[]>((resolve, reject) => {
+      context.keys(this.store as string, (err: Error | null | undefined, keys?: unknown[]) => {
+        if (err) reject(err);
+        else resolve(Array.isArray(keys) ? keys : []);
+      });
+    });
+    return keys.filter((k): k is string => typeof k === "string" && k.startsWith(PREFIX));
+  }
+
+  private get(key: string): Promise<unknown> {
+    const context = this.node.context();
+    return new Promise<unknown>((resolve, reject) => {
+      context.get(key, this.store as string, (err: Error | null | undefined, v?: unknown) => {
+        if (err) reject(err);
+        else resolve(v);
+      });
+    });
   }
 
   private set(key: string, value: SavedWait | undefined): void {

@@ -77,12 +77,3 @@ export function headOf(listing: Listing): Position {
   const date = listing.newest;
   return { date, ids: listing.events.filter((e) => e.creationDate === date).map((e) => e.id) };
 }
-
-/** A position read back from a context store, or null when it is not one. */
-export function positionFrom(value: unknown): Position | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { date, ids } = value as Record<string, unknown>;
-  if (date !== null && (typeof date !== "number" || !Number.isFinite(date))) return null;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return null;
-  return { date, ids };
-}

@@ -1,12 +1,15 @@
-// nodes/lib/commands/saved-waits.ts: a pending wait's message kept as JSON (what cannot be kept is
-// named at once), read back with its Buffers, and the waits of a node listed from its context store.
-// The store is Node-RED's own memory context, through the test helper.
+// nodes/lib/commands/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
+// (what cannot be kept is named at once), read back with its Buffers, and the waits of a node kept
+// in memory (kept-waits.ts) and in its context store, and resumed from them each once. The store is
+// Node-RED's own memory context, through the test helper.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
-const { serializeMessage, parseMessage, WaitStore } = lib("commands/saved-waits");
+const { serializeMessage, parseMessage } = lib("commands/saved-message");
+const { WaitStore } = lib("commands/saved-waits");
+const { KeptWaits } = lib("commands/kept-waits");
 
 /** A wait as the await node saves it. */
 const wait = (extra = {}) => ({
@@ -82,9 +85,13 @@ describe("unit: commands/saved-waits", function () {
       await helper.unload();
     });
 
-    const store = () => new WaitStore(node, undefined, (err) => errors.push(err));
+    /** A store of node c1 with the memory of one process; a new KeptWaits is a restart. */
+    const store = (kept = new KeptWaits()) =>
+      new WaitStore(node, undefined, kept.of("c1:f1"), (err) => errors.push(err));
+    const keysOf = (list) => list.map((r) => r.key).sort();
+    const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
-    it("should save, list and remove the node's waits, with keys of their own", async function () {
+    it("should save, resume and remove the node's waits, with keys of their own", async function () {
       const s = store();
       const a = s.newKey();
       const b = s.newKey();
@@ -92,26 +99,166 @@ describe("unit: commands/saved-waits", function () {
       s.save(a, wait({ commandId: "x" }));
       s.save(b, wait());
       node.context().set("unrelated", 5);
-      const listed = await s.list();
-      assert.deepEqual(listed.map(([k]) => k).sort(), [a, b].sort());
-      assert.equal(listed.find(([k]) => k === a)[1].commandId, "x");
+      // After a restart: from the store alone.
+      const listed = await store().restorable(noBad);
+      assert.deepEqual(keysOf(listed), [a, b].sort());
+      assert.equal(listed.find((r) => r.key === a).wait.commandId, "x");
+      assert.deepEqual(listed.find((r) => r.key === a).msg, {});
       s.remove(a);
-      assert.deepEqual(
-        (await s.list()).map(([k]) => k),
-        [b],
-      );
+      assert.deepEqual(keysOf(await store().restorable(noBad)), [b]);
       await s.removeAll();
-      assert.deepEqual(await s.list(), []);
+      assert.deepEqual(await store().restorable(noBad), []);
+      assert.deepEqual(node.context().keys(), ["unrelated"]);
       assert.equal(node.context().get("unrelated"), 5, "other context keys are not the store's");
       assert.deepEqual(errors, []);
     });
 
-    it("should drop a saved value that is not a wait", async function () {
+    it("should drop a saved value that is not a wait, naming it and the field", async function () {
       const s = store();
       const key = s.newKey();
+      const good = s.newKey();
       node.context().set(key, { v: 2, junk: true });
-      assert.deepEqual(await s.list(), []);
+      node.context().set(good, wait());
+      const bad = [];
+      const list = await s.restorable((k, field) => bad.push([k, field]));
+      assert.deepEqual(keysOf(list), [good]);
+      assert.deepEqual(bad, [[key, "v"]]);
       assert.equal(node.context().get(key), undefined);
     });
+
+    it("should resume from memory, once, a wait whose context Node-RED deleted at the close", async function () {
+      const kept = new KeptWaits();
+      const first = store(kept);
+      assert.deepEqual(await first.restorable(noBad), []);
+      const key = first.newKey();
+      first.save(key, wait({ commandId: "m" }));
+      // What deleteContext does when no context store is configured.
+      node.context().set(key, undefined);
+      const again = store(kept);
+      const list = await again.restorable(noBad);
+      assert.deepEqual(keysOf(list), [key]);
+      assert.equal(list[0].wait.commandId, "m");
+      // Written back to the store, so that a persistent one would hold it.
+      assert.equal(node.context().get(key).commandId, "m");
+      // Held by memory and store alike, and still resumed once.
+      assert.deepEqual(keysOf(await store(kept).restorable(noBad)), [key]);
+    });
+
+    it("should not resume a wait found only in the store once this process has read the store", async function () {
+      const kept = new KeptWaits();
+      const s = store(kept);
+      await s.restorable(noBad);
+      const key = s.newKey();
+      // A wait that ended here, whose removal did not reach the store.
+      node.context().set(key, wait());
+      assert.deepEqual(await store(kept).restorable(noBad), []);
+      assert.equal(node.context().get(key), undefined);
+    });
+
+    it("should not resume a wait that started while the store was being read", async function () {
+      const kept = new KeptWaits();
+      const s = store(kept);
+      const before = s.newKey();
+      s.save(before, wait());
+      const pending = s.restorable(noBad);
+      const during = s.newKey();
+      s.save(during, wait());
+      assert.deepEqual(keysOf(await pending), [before]);
+    });
+  });
+});
+
+describe("unit: commands/saved-waits, with a context store that fails", function () {
+  /**
+   * A node whose context answers as a context store plugin that fails does: an error in the
+   * callback (or a throw, as Node-RED's own context does for a bad key).
+   */
+  function failingNode(fail) {
+    const data = new Map();
+    const context = {
+      keys(_store, cb) {
+        if (fail.keys) cb(new Error("keys failed"));
+        else cb(null, [...data.keys()]);
+      },
+      get(key, _store, cb) {
+        if (fail.get) cb(new Error("get failed"));
+        else cb(null, data.get(key));
+      },
+      set(key, value, _store, cb) {
+        if (fail.throw) throw new Error("set threw");
+        if (fail.set) return cb(new Error("set failed"));
+        if (value === undefined) data.delete(key);
+        else data.set(key, value);
+        cb(null);
+      },
+    };
+    return { node: { context: () => context }, data };
+  }
+  const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
+
+  it("should resume the waits in memory when the store cannot be listed, and read it at the next start", async function () {
+    const fail = { keys: false };
+    const { node, data } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const store = () => new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const s = store();
+    const inMemory = s.newKey();
+    s.save(inMemory, wait());
+    const onlyStored = s.newKey();
+    data.set(onlyStored, wait());
+    fail.keys = true;
+    assert.deepEqual(
+      (await s.restorable(noBad)).map((r) => r.key),
+      [inMemory],
+    );
+    assert.match(String(errors[0]), /keys failed/);
+    assert.equal(kept.of("n1:f1").loaded, false);
+    fail.keys = false;
+    const next = await store().restorable(noBad);
+    assert.deepEqual(next.map((r) => r.key).sort(), [inMemory, onlyStored].sort());
+    assert.equal(kept.of("n1:f1").loaded, true);
+  });
+
+  it("should leave a record it could not read in the store, and read it at the next start", async function () {
+    const fail = { get: true };
+    const { node, data } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const key = s.newKey();
+    data.set(key, wait());
+    assert.deepEqual(await s.restorable(noBad), []);
+    assert.match(String(errors[0]), /get failed/);
+    assert.ok(data.has(key));
+    fail.get = false;
+    assert.deepEqual(
+      (await s.restorable(noBad)).map((r) => r.key),
+      [key],
+    );
+  });
+
+  it("should tell a write that fails or throws, and keep the wait in memory", async function () {
+    const fail = { set: true };
+    const { node } = failingNode(fail);
+    const kept = new KeptWaits();
+    const errors = [];
+    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const a = s.newKey();
+    s.save(a, wait());
+    fail.set = false;
+    fail.throw = true;
+    const b = s.newKey();
+    s.save(b, wait());
+    assert.deepEqual(errors.map(String), ["Error: set failed", "Error: set threw"]);
+    assert.deepEqual([...kept.of("n1:f1").waits.keys()], [a, b]);
+  });
+
+  it("should forget a removed node's waits in memory", function () {
+    const kept = new KeptWaits();
+    kept.of("n1:f1").waits.set("k", wait());
+    kept.of("n1:f1").loaded = true;
+    kept.forget("n1:f1");
+    assert.deepEqual(kept.of("n1:f1"), { loaded: false, waits: new Map() });
   });
 });

@@ -1,0 +1,93 @@
+// nodes/lib/commands/saved-wait-check.ts: a saved wait read back from a context store, checked field
+// by field; a record the await node would not write is refused with the field that fails.
+"use strict";
+const assert = require("node:assert/strict");
+const { lib } = require("../../support/lib");
+
+const { checkSavedWait } = lib("commands/saved-wait-check");
+
+const NOW = 1_750_000_000_000;
+/** A record as the await node writes it, a second before NOW. */
+const good = (extra = {}) => ({
+  v: 1,
+  inbox: { path: "/demo/devices/lcd-board/:inbox" },
+  commandId: "e0123456789abcdef01234567",
+  since: NOW - 1500,
+  deadline: NOW - 1000 + 60000,
+  timeoutMs: 60000,
+  intervalMs: 1000,
+  ttl: 30000,
+  startedAt: NOW - 1000,
+  msg: '{"payload":{"a":1},"raw":{"type":"Buffer","data":[1,2]}}',
+  ...extra,
+});
+
+describe("unit: commands/saved-wait-check", function () {
+  it("should accept a record as the await node writes it and give back its message", function () {
+    const checked = checkSavedWait(good(), NOW);
+    assert.equal(checked.ok, true);
+    assert.deepEqual(checked.wait, good());
+    assert.deepEqual(checked.msg.payload, { a: 1 });
+    assert.ok(Buffer.isBuffer(checked.msg.raw));
+  });
+
+  it("should accept a record without command id or ttl, by stream id, and a null ttl as none", function () {
+    const { commandId, ttl, ...rest } = good();
+    assert.ok(commandId && ttl);
+    const checked = checkSavedWait({ ...rest, inbox: { streamId: "s1" }, ttl: null }, NOW);
+    assert.equal(checked.ok, true);
+    assert.equal("commandId" in checked.wait, false);
+    assert.equal("ttl" in checked.wait, false);
+    assert.deepEqual(checked.wait.inbox, { streamId: "s1" });
+  });
+
+  const cases = [
+    ["null", null, "record"],
+    ["a number", 5, "record"],
+    ["an array", [good()], "record"],
+    ["another version", good({ v: 2 }), "v"],
+    ["no inbox", good({ inbox: undefined }), "inbox"],
+    ["an inbox that is a string", good({ inbox: "/x" }), "inbox"],
+    ["an inbox with both", good({ inbox: { streamId: "s", path: "/p" } }), "inbox"],
+    ["an inbox with an empty id", good({ inbox: { streamId: " " } }), "inbox"],
+    ["an inbox path that is not one", good({ inbox: { path: "x" } }), "inbox"],
+    ["an empty command id", good({ commandId: "" }), "commandId"],
+    ["a numeric command id", good({ commandId: 7 }), "commandId"],
+    ["no start", good({ startedAt: undefined }), "startedAt"],
+    ["a start in the future", good({ startedAt: NOW + 2 * 86400000 }), "startedAt"],
+    ["a negative start", good({ startedAt: -1 }), "startedAt"],
+    ["a timeout of 0", good({ timeoutMs: 0 }), "timeoutMs"],
+    ["a fractional timeout", good({ timeoutMs: 1.5 }), "timeoutMs"],
+    ["a timeout past a timer's range", good({ timeoutMs: 2 ** 31 }), "timeoutMs"],
+    ["a deadline that is not start + timeout", good({ deadline: 5 }), "deadline"],
+    ["a deadline as text", good({ deadline: String(NOW + 59000) }), "deadline"],
+    [
+      "a deadline further than a timer reaches",
+      good({
+        startedAt: NOW + 3600000,
+        timeoutMs: 2 ** 31 - 1,
+        deadline: NOW + 3600000 + 2 ** 31 - 1,
+      }),
+      "deadline",
+    ],
+    ["an interval below the range", good({ intervalMs: 10 }), "intervalMs"],
+    ["no since", good({ since: undefined }), "since"],
+    ["a since that is not finite", good({ since: Infinity }), "since"],
+    ["a since of 1970: any old marker", good({ since: 0 }), "since"],
+    ["a since a week later", good({ since: NOW + 7 * 86400000 }), "since"],
+    ["a ttl as text", good({ ttl: "30000" }), "ttl"],
+    ["a ttl of 0", good({ ttl: 0 }), "ttl"],
+    ["no message", good({ msg: undefined }), "msg"],
+    ["a message that is null", good({ msg: "null" }), "msg"],
+    ["a message that is a number", good({ msg: "42" }), "msg"],
+    ["a message that is a string", good({ msg: '"x"' }), "msg"],
+    ["a message that is an array", good({ msg: "[{}]" }), "msg"],
+    ["a message that is not JSON", good({ msg: "{" }), "msg"],
+    ["a message that is an object, not JSON", good({ msg: { payload: 1 } }), "msg"],
+  ];
+  for (const [what, record, field] of cases) {
+    it(`should refuse a record with ${what}, naming ${field}`, function () {
+      assert.deepEqual(checkSavedWait(record, NOW), { ok: false, field });
+    });
+  }
+});
