@@ -118,6 +118,10 @@ function settingsSource(port) {
     diagnostics: { enabled: false },
     telemetry: { enabled: false },
     logging: { console: { level: "info", metrics: false, audit: false } },
+    // A persistent default store, so that the demo's pending waits and watch positions also
+    // survive a restart of npm start (a redeploy keeps them on any settings), and the await and
+    // watch nodes have no "not persistent" warning to print on a newcomer's first start.
+    contextStorage: { default: { module: "localfilesystem" } },
   };
   return (
     "// Written by scripts/start.js on every start: edit that script, not this file.\n" +
