@@ -26,7 +26,7 @@ import type { InputContext, InputHandle, Result } from "../lib/node-red/handler"
 import { translator } from "../lib/node-red/i18n";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkTemplate } from "../lib/node-red/render";
-import { configError } from "../lib/node-red/config";
+import { blank, configError } from "../lib/node-red/config";
 import { checkInteger } from "../lib/node-red/validate";
 import {
   AWAIT_COMMAND_RANGES,
@@ -49,12 +49,6 @@ const R = AWAIT_COMMAND_RANGES;
  * this much skew, or the command's own markers could look older than the command.
  */
 const LOCAL_CLOCK_SKEW_MS = 5_000;
-
-function blank(value: unknown): boolean {
-  return (
-    value === undefined || value === null || (typeof value === "string" && value.trim() === "")
-  );
-}
 
 /**
  * The node's own Timeout, Interval and Inbox, checked at deploy: a Timeout of "abc" used to be

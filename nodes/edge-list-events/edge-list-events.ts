@@ -166,6 +166,8 @@ export = function (RED: NodeAPI): void {
             more = page.full;
             last = page;
           }
+          // Closed or reset meanwhile: the held event is not sent after the node stopped.
+          if (signal.aborted) return null;
           warnStopped(last, t, held ? index + 1 : index);
           if (held) {
             msg.paging = { start, limit, count: index + 1, more };

@@ -26,6 +26,7 @@ import { isPersistentStore } from "../lib/node-red/persistent-store";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";
+import { blank } from "../lib/node-red/config";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -41,12 +42,6 @@ interface WatchEventsDef extends NodeDef {
 const R = WATCH_EVENTS_RANGES;
 /** The key of the position in node context. */
 const KEY = "position";
-
-function blank(value: unknown): boolean {
-  return (
-    value === undefined || value === null || (typeof value === "string" && value.trim() === "")
-  );
-}
 
 /** The node's settings, checked at deploy (there is no message to fail instead). */
 function settingsOf(def: WatchEventsDef) {

@@ -184,6 +184,28 @@ describe("edge-await-command and edge-watch-events redeployed on Node-RED's stoc
     });
   }
 
+  it("should complete a wait pending across a deploy that moves the await node to another tab", async function () {
+    await env.startRed(STOCK);
+    await deploy(env.red, commandFlows(sim, sink));
+    await sendAndWait();
+    // Node-RED closes a moved node as changed, not removed, and starts it again on the new tab
+    // (the whole flow moves, so that no wire crosses tabs).
+    const current = await (await fetch(`${env.red.url}/flows`)).json();
+    const moved = [
+      ...current.map((n) => (n.z === "t1" ? { ...n, z: "t2" } : n)),
+      { id: "t2", type: "tab", label: "moved" },
+    ];
+    await deploy(env.red, moved, { type: "nodes" });
+    await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
+    await outputs(1);
+    const [out] = posted;
+    assert.equal(out.output, 0, JSON.stringify(out));
+    assert.equal(out.restored, true);
+    await sleep(1000);
+    assert.equal(posted.length, 1, JSON.stringify(posted));
+    assert.equal(await commandsSent(), 1, "the command was sent again");
+  });
+
   it("should say once, per node, that a restart loses pending waits, and not with a persistent store", async function () {
     let red = await env.startRed(STOCK);
     await deploy(red, commandFlows(sim, sink));

@@ -130,6 +130,33 @@ describe("Retry-After on the inbox reads of edge-await-command", function () {
     }
   });
 
+  it("waits out a pause longer than the interval but within the final tries, and completes", async function () {
+    // The final read is tried three times an interval apart: a pause of 2 s at a 1 s interval
+    // is within that, and the marker is there when the pause ends. It once ended "timed out".
+    const now = Date.now();
+    const complete = {
+      id: "m1",
+      streamId: "s-inbox",
+      path: INBOX,
+      creationDate: now + 1,
+      elems: { COMMAND_COMPLETE: { ref: "cmd-1" } },
+    };
+    const server = await inboxServer((n) => (n === 1 ? { retryAfter: "2" } : { page: [complete] }));
+    try {
+      const { get } = await startFlow(
+        account(server),
+        awaitCommand({ timeout: "300", interval: 1000 }),
+        { account: { rate: 0 } },
+      );
+      get("a1").receive({ command: { id: "cmd-1", creationDate: now, device: "lcd-board" } });
+      const msg = await next(get("ok"), 10_000);
+      assert.equal(msg.payload.id, "m1");
+      await noMessage(get("late"), 0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("ends a wait that starts during the pause by its deadline, without reading", async function () {
     const server = await inboxServer(() => ({ retryAfter: "999999" }));
     try {

@@ -147,4 +147,23 @@ describe("short ids and the markers of other commands", function () {
       }
     });
   }
+
+  it("takes a created command's id sent as a whole number as the same id in text", async function () {
+    const server = await serve((req, res) => {
+      envelope(res, { id: 7, streamId: "s-cmd", creationDate: 1 });
+    });
+    try {
+      const { get } = await startFlow(
+        account(server),
+        [sendCommand("send", { wires: [["out"]] }), { id: "out", type: "helper" }],
+        { account: { rate: 0 } },
+      );
+      get("send").receive({ payload: { "/lcd/txt1": "hi" } });
+      const out = await next(get("out"));
+      assert.equal(out.command.id, "7");
+      await noMessage(get("caught"), 0);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import { EdgeError } from "./errors";
 import type { RateLimit } from "./rate-limiter";
 import type { RetryPolicy } from "./retry";
 import type { TlsOptions } from "./transport";
+import { MAX_TIMER_MS } from "./timer-delay";
 
 export interface AccountSettings {
   /** `{base_url}` of the spec, e.g. `https://api.example.com`; `/v5.0/<company>` is added here. */
@@ -26,7 +27,7 @@ export interface AccountSettings {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The longest timer Node.js keeps: a longer one fires after 1 ms. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+export const MAX_TIMEOUT_MS = MAX_TIMER_MS;
 /**
  * Largest answer read by default. An answer is held as text and then as parsed objects (several
  * times its size), for every request in flight: eight 60 MB answers once took 1.6 GB of heap.

@@ -502,16 +502,17 @@ export class EdgeClient {
     return env.body as DeviceEvent[];
   }
 
-  /** Event creation may answer the event, `null`, `{}` or nothing at all: all are success. */
   /**
-   * The event a create answered. No body is the server's documented right (the command then
-   * carries the local send time); an event without a usable id is refused: an await node matches
-   * markers by that id, and with an empty one any marker completed the wait (issue 19).
+   * The event a create answered. No body is the server's right (the spec does not show one; the
+   * command then carries the local send time); an event without a usable id is refused: an await
+   * node matches markers by that id, and with an empty one any marker completed the wait (issue
+   * 19). An id sent as a whole number is the same id as text, as it is in a stream's path.
    */
   private static event(env: Envelope<unknown>, path: string): DeviceEvent | null {
     const body = env.body;
     if (!isObject(body)) return null;
     if (typeof body.id === "string" && body.id !== "") return body as DeviceEvent;
+    if (Number.isSafeInteger(body.id)) return { ...body, id: String(body.id) } as DeviceEvent;
     const detail = body.id === undefined ? "no id" : `id ${JSON.stringify(body.id).slice(0, 40)}`;
     throw new EdgeError(
       "no-command-id",

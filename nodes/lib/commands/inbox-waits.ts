@@ -23,13 +23,23 @@ function shapeOf(s: string): string {
 }
 
 /**
- * The shape with each run of one class as one: short ids grow in length (`7`, `17`, `2001`;
- * `cmd-42`, `cmd-421`), so a marker that names another command of the same server has the run
- * shape of our ids, not always their length.
+ * The shape of a short id with each run of one class as one: short ids grow in length (`7`, `17`,
+ * `2001`; `cmd-42`, `cmd-421`), so a marker that names another command of the same server has the
+ * run shape of our ids, not always their length. Digits and letters are told apart here (not hex
+ * and the rest, as in shapeOf): with runs collapsed, `h` would be any hex word with a digit, and
+ * `be3` would name a command of a server whose ids are numbers.
  */
 function runShapeOf(s: string): string {
-  return shapeOf(s).replace(/(.)\1+/g, "$1");
+  // One pass: a second would take the "d" of the first for a letter.
+  return s.replace(/[0-9]+|\p{L}+/gu, (run) => (DIGIT.test(run) ? "d" : "a"));
 }
+
+/**
+ * A date or a time of day written out (`2024-05-01T10:00:00Z`, `10:00:00`): its numbers are not
+ * ids, however short the server's ids are.
+ */
+const DATE_OR_TIME =
+  /^(\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?)?|\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/;
 
 const DIGIT = /[0-9]/;
 /**
@@ -175,7 +185,9 @@ export class InboxWaits {
     if (this.shapes.size === 0) return false;
     const looksLikeId = (t: string): boolean =>
       DIGIT.test(t) && (this.shapes.has(shapeOf(t)) || this.runShapes.has(runShapeOf(t)));
-    return marker.strings.some((s) => looksLikeId(s) || tokensOf(s).some(looksLikeId));
+    return marker.strings.some(
+      (s) => !DATE_OR_TIME.test(s) && (looksLikeId(s) || tokensOf(s).some(looksLikeId)),
+    );
   }
 
   /** The shortest interval a wait asked for, 1 s without a wait. */

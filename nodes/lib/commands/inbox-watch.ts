@@ -118,9 +118,10 @@ export class InboxWatch implements EntryOwner {
 
   requestFinal(entry: Entry): void {
     if (!entry.active) return;
-    if (this.pausedPast(entry)) {
-      // The server asked for a pause longer than this wait's interval: reading now would ignore
-      // it, waiting for it would hold the message past its deadline. The inbox is unread.
+    if (this.pausedPast(entry, 0)) {
+      // The server asked for a pause longer than this wait's final tries would take: reading now
+      // would ignore it, waiting for it would hold the message past its bounded final reads. The
+      // inbox is unread.
       entry.wait.onFinalRead(this.pauseError);
       return;
     }
@@ -202,13 +203,15 @@ export class InboxWatch implements EntryOwner {
   }
 
   /**
-   * True when the server's pause lasts longer than the wait's interval from now, the spacing of
-   * its final tries: such a pause ends the wait's final read unread.
+   * True when the server's pause outlasts what is left of the wait's final tries (an interval
+   * apart, FINAL_TRIES in all): such a pause ends the wait's final read unread. A shorter pause is
+   * waited out, and the inbox read after it: a pause of 2 s once ended 1 s waits unread although
+   * their marker was there at the next read.
    */
-  private pausedPast(entry: Entry): boolean {
-    return (
-      this.pauseError !== undefined && this.pausedUntil - performance.now() > entry.wait.intervalMs
-    );
+  private pausedPast(entry: Entry, triesUsed: number): boolean {
+    if (this.pauseError === undefined) return false;
+    const budget = (FINAL_TRIES - triesUsed) * entry.wait.intervalMs;
+    return this.pausedUntil - performance.now() > budget;
   }
 
   private schedule(): void {
@@ -366,7 +369,7 @@ export class InboxWatch implements EntryOwner {
       // A failed final read is tried again an interval later, up to FINAL_TRIES times, unless the
       // server asked for a longer pause: then the wait ends now with the error, also when its
       // final read was asked for while this poll ran.
-      if (err && this.pausedPast(e)) {
+      if (err && this.pausedPast(e, e.finalTries)) {
         done.push(e);
         continue;
       }

@@ -3,7 +3,7 @@
 // configure no context store, and then Node-RED deletes a node's context when the node closes, so
 // the context store alone lost every pending wait at a redeploy (issue 19). Memory carries the
 // waits across a redeploy whatever the settings; the context store is for surviving a restart.
-import type { SavedWait } from "./saved-waits";
+import type { SavedWait } from "./saved-wait";
 
 /** The waits of one node, as this process knows them. */
 export interface NodeWaits {
@@ -14,6 +14,12 @@ export interface NodeWaits {
    */
   loaded: boolean;
   readonly waits: Map<string, SavedWait>;
+  /**
+   * The context store the waits were last written to (`null`: none yet; undefined: Node-RED's
+   * default store). When a deploy changes the node's Store, the waits move: left in the old one,
+   * they would resume at a restart that finds that store chosen again, long after they ended.
+   */
+  store: string | undefined | null;
 }
 
 export class KeptWaits {
@@ -23,7 +29,7 @@ export class KeptWaits {
   of(contextId: string): NodeWaits {
     let entry = this.byNode.get(contextId);
     if (!entry) {
-      entry = { loaded: false, waits: new Map() };
+      entry = { loaded: false, waits: new Map(), store: null };
       this.byNode.set(contextId, entry);
     }
     return entry;

@@ -66,10 +66,18 @@ export function markerOf(event: DeviceEvent): Marker | undefined {
   return name === undefined ? undefined : { event, name, strings };
 }
 
-/** True when `s[i, i + length)` is a whole token of `s`: no id character touches it. */
+/**
+ * True when `s[i, i + length)` is a whole token of `s`: no id character touches it. A `.` after it
+ * that ends the string or comes before a character that is not of an id is the end of a sentence
+ * (`done 7.`), not part of a longer id (`7.1`).
+ */
 export function isWholeToken(s: string, i: number, length: number): boolean {
   const before = i > 0 ? s[i - 1] : undefined;
-  const after = s[i + length];
+  let after = s[i + length];
+  if (after === ".") {
+    const next = s[i + length + 1];
+    if (next === undefined || !ID_CHAR.test(next)) after = undefined;
+  }
   return (
     (before === undefined || !ID_CHAR.test(before)) && (after === undefined || !ID_CHAR.test(after))
   );

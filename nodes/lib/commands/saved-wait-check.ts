@@ -4,14 +4,13 @@
 // as a message, or claimed an old, unrelated COMMAND_COMPLETE (issue 19). A record that fails is
 // dropped by the caller with a warning naming the field; nothing in it reaches the runtime.
 import type { NodeMessageInFlow } from "node-red";
+import { MAX_TIMER_MS } from "../api/timer-delay";
 import { AWAIT_COMMAND_RANGES } from "../node-red/ranges";
 import { parseMessage } from "./saved-message";
-import type { SavedWait } from "./saved-waits";
+import type { SavedWait } from "./saved-wait";
 import type { InboxRef } from "./inbox-poller";
 
 const R = AWAIT_COMMAND_RANGES;
-/** The largest delay a Node.js timer takes: a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * How far the clocks in a record may disagree: the server's (the command's time) with ours (the
  * wait's start), and ours at the save with ours now. A command's markers are looked for from its
@@ -19,6 +18,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * still in the inbox; one whose start lies in the future was not written by this clock.
  */
 const CLOCK_SLACK_MS = 24 * 60 * 60 * 1000;
+/**
+ * A wait without a command id takes any marker created after `since`: read back from a store,
+ * one whose `since` lies more than this before its start could claim an old marker of another
+ * command, so it is not resumed (the await node sets it a few seconds before the command).
+ */
+const NO_ID_SLACK_MS = 60 * 60 * 1000;
 
 export type Checked =
   { ok: true; wait: SavedWait; msg: NodeMessageInFlow } | { ok: false; field: string };
@@ -57,8 +62,12 @@ function messageOf(json: unknown): NodeMessageInFlow | undefined {
   return isRecord(msg) ? (msg as NodeMessageInFlow) : undefined;
 }
 
-/** The record as a wait and its message, or the first field that is not as the node saves it. */
-export function checkSavedWait(value: unknown, now: number): Checked {
+/**
+ * The record as a wait and its message, or the first field that is not as the node saves it.
+ * `fromMemory`: the record was made by this process, across a redeploy; its clocks are not in
+ * doubt (a server clock a day off must not drop every pending wait at a deploy), its shape is.
+ */
+export function checkSavedWait(value: unknown, now: number, fromMemory = false): Checked {
   const bad = (field: string): Checked => ({ ok: false, field });
   if (!isRecord(value)) return bad("record");
   if (value.v !== 1) return bad("v");
@@ -68,13 +77,16 @@ export function checkSavedWait(value: unknown, now: number): Checked {
   // An empty id would match no marker by id and then any marker by time.
   if (commandId !== undefined && (typeof commandId !== "string" || commandId === ""))
     return bad("commandId");
-  if (!isFiniteNumber(startedAt) || startedAt < 0 || startedAt > now + CLOCK_SLACK_MS)
+  const slack = fromMemory ? Infinity : CLOCK_SLACK_MS;
+  if (!isFiniteNumber(startedAt) || startedAt < 0 || startedAt > now + slack)
     return bad("startedAt");
   if (!isInteger(timeoutMs, R.timeout.min, R.timeout.max)) return bad("timeoutMs");
-  if (deadline !== startedAt + timeoutMs || startedAt + timeoutMs - now > MAX_TIMER_MS)
+  if (deadline !== startedAt + timeoutMs || (!fromMemory && deadline - now > MAX_TIMER_MS))
     return bad("deadline");
   if (!isInteger(intervalMs, R.interval.min, R.interval.max)) return bad("intervalMs");
-  if (!isFiniteNumber(since) || Math.abs(since - startedAt) > CLOCK_SLACK_MS) return bad("since");
+  if (!isFiniteNumber(since) || Math.abs(since - startedAt) > slack) return bad("since");
+  if (commandId === undefined && !fromMemory && since < startedAt - NO_ID_SLACK_MS)
+    return bad("since");
   // JSON keeps a ttl that was not finite as null: the wait had none.
   if (ttl !== undefined && ttl !== null && !(isFiniteNumber(ttl) && ttl > 0)) return bad("ttl");
   const msg = messageOf(value.msg);

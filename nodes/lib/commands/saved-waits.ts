@@ -3,28 +3,13 @@
 // rewrites the others); the message is kept as JSON (saved-message.ts).
 import { randomUUID } from "node:crypto";
 import type { Node, NodeMessageInFlow } from "node-red";
-import type { InboxRef } from "./inbox-poller";
 import type { NodeWaits } from "./kept-waits";
+import type { SavedWait } from "./saved-wait";
 import { checkSavedWait } from "./saved-wait-check";
 
 const PREFIX = "edgewire-await-";
 
-export interface SavedWait {
-  v: 1;
-  inbox: InboxRef;
-  commandId?: string;
-  /** Markers created before this (server time) are not for the command. */
-  since: number;
-  /** When the wait times out, wall clock ms. */
-  deadline: number;
-  timeoutMs: number;
-  intervalMs: number;
-  ttl?: number;
-  /** When the wait started, wall clock ms. */
-  startedAt: number;
-  /** The message, as JSON, without what could not be saved. */
-  msg: string;
-}
+export type { SavedWait } from "./saved-wait";
 
 /** A saved wait that passed its check, ready to resume. */
 export interface Restorable {
@@ -39,12 +24,22 @@ export interface Restorable {
  * across a restart when it is persistent.
  */
 export class WaitStore {
+  /**
+   * The waits in memory when this instance was made: those of the instance before the deploy.
+   * Only these resume from memory: a message that reaches the new instance before flows:started
+   * (from a node the deploy left running) starts a wait that is in memory too, and resuming it
+   * as well would end its message twice.
+   */
+  private readonly previous: ReadonlySet<string>;
+
   constructor(
     private readonly node: Node,
     private readonly store: string | undefined,
     private readonly kept: NodeWaits,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    this.previous = new Set(kept.waits.keys());
+  }
 
   newKey(): string {
     return PREFIX + randomUUID();
@@ -69,7 +64,9 @@ export class WaitStore {
   async restorable(onBad: (key: string, field: string) => void): Promise<Restorable[]> {
     const { kept } = this;
     // Taken before any await: a wait that starts while the store is read is not one to resume.
-    const candidates = new Map<string, unknown>(kept.waits);
+    const fromMemory = new Map<string, unknown>();
+    for (const [key, wait] of kept.waits) if (this.previous.has(key)) fromMemory.set(key, wait);
+    const candidates = new Map<string, unknown>(fromMemory);
     let stored: string[] = [];
     let complete = true;
     try {
@@ -99,7 +96,7 @@ export class WaitStore {
     const out: Restorable[] = [];
     const now = Date.now();
     for (const [key, value] of candidates) {
-      const checked = checkSavedWait(value, now);
+      const checked = checkSavedWait(value, now, fromMemory.has(key));
       if (!checked.ok) {
         this.remove(key);
         onBad(key, checked.field);
@@ -117,6 +114,11 @@ export class WaitStore {
       for (const key of stored) if (!kept.waits.has(key)) this.set(key, undefined);
     }
     if (complete) kept.loaded = true;
+    if (kept.store !== null && kept.store !== this.store) {
+      // The Store property changed in the deploy: the waits now live in the new store only.
+      for (const key of this.previous) this.set(key, undefined, kept.store);
+    }
+    kept.store = this.store;
     return out;
   }
 
@@ -153,9 +155,9 @@ export class WaitStore {
     });
   }
 
-  private set(key: string, value: SavedWait | undefined): void {
+  private set(key: string, value: SavedWait | undefined, store = this.store): void {
     try {
-      this.node.context().set(key, value, this.store as string, (err?: Error | null) => {
+      this.node.context().set(key, value, store as string, (err?: Error | null) => {
         if (err) this.onError(err);
       });
     } catch (err) {

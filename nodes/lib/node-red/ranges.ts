@@ -9,6 +9,7 @@ import {
 } from "../api/account-settings";
 import { DEFAULT_RATE_LIMIT } from "../api/rate-limiter";
 import { DEFAULT_RETRY } from "../api/retry";
+import { MAX_TIMER_MS } from "../api/timer-delay";
 
 export interface Range {
   min: number;
@@ -16,9 +17,6 @@ export interface Range {
   /** Used when the field is blank; none means blank has a meaning of its own (see the help). */
   default?: number;
 }
-
-/** The largest delay a Node.js timer takes (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const ACCOUNT_RANGES = {
   timeout: { min: 1, max: MAX_TIMER_MS, default: DEFAULT_TIMEOUT_MS },

@@ -102,6 +102,14 @@ describe("unit: commands/inbox-waits", function () {
     assert.equal(hex.hasIdShaped(marker("e5f3c1a2b0000000000000abc")), true);
   });
 
+  it("should not take a date, a time or a hex word for another command of a server with numeric ids", function () {
+    const waits = new InboxWaits();
+    waits.add(entry(1, "7"));
+    for (const own of ["2024-05-01T10:00:00Z", "2024-05-01", "10:00:00", "be3", "face"])
+      assert.equal(waits.hasIdShaped(marker(own)), false, own);
+    assert.equal(waits.hasIdShaped(marker("at 10:00 for 17")), true);
+  });
+
   it("should poll at the shortest interval a pending wait asked for, 1 s with none", function () {
     const waits = new InboxWaits();
     assert.equal(waits.interval(), 1000);

@@ -68,6 +68,16 @@ describe("unit: commands/markers", function () {
     assert.deepEqual(tokensOf("done: cmd-42, 17/x"), ["done", "cmd-42", "17", "x"]);
   });
 
+  it("should take a full stop after an id as the end of a sentence, not a longer id", function () {
+    assert.equal(holdsId("Command 7.", "7"), true);
+    assert.equal(
+      holdsId("done e5f3c1a2b0000000000000abc. Next", "e5f3c1a2b0000000000000abc"),
+      true,
+    );
+    assert.equal(holdsId("7.1", "7"), false);
+    assert.equal(holdsId("7..", "7"), false);
+  });
+
   describe("IdIndex", function () {
     it("should find the id a string is, or contains, whatever its shape", function () {
       const index = new IdIndex();

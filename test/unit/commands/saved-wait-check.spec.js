@@ -91,3 +91,33 @@ describe("unit: commands/saved-wait-check", function () {
     });
   }
 });
+
+describe("unit: commands/saved-wait-check, clocks", function () {
+  const HOUR = 60 * 60 * 1000;
+  const DAY = 24 * HOUR;
+  const noId = (extra) => {
+    const { commandId, ...rest } = good(extra);
+    assert.ok(commandId);
+    return rest;
+  };
+
+  it("should refuse from a store a record without command id whose since lies over an hour before its start", function () {
+    const since = NOW - 1000 - 2 * HOUR;
+    assert.deepEqual(checkSavedWait(noId({ since }), NOW), { ok: false, field: "since" });
+    // With an id, the markers are matched by it: the command time may lie further back.
+    assert.equal(checkSavedWait(good({ since }), NOW).ok, true);
+  });
+
+  it("should take a record kept in memory across a redeploy whatever the server's clock said", function () {
+    const since = NOW - 1000 - 2 * DAY;
+    assert.equal(checkSavedWait(noId({ since }), NOW, true).ok, true);
+    assert.equal(checkSavedWait(good({ since }), NOW, true).ok, true);
+    // From a store the same record is refused: a day is the most two clocks may disagree.
+    assert.deepEqual(checkSavedWait(good({ since }), NOW), { ok: false, field: "since" });
+    // Its shape is still checked.
+    assert.deepEqual(checkSavedWait(good({ since, msg: "null" }), NOW, true), {
+      ok: false,
+      field: "msg",
+    });
+  });
+});

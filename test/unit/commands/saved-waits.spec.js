@@ -157,13 +157,27 @@ describe("unit: commands/saved-waits", function () {
 
     it("should not resume a wait that started while the store was being read", async function () {
       const kept = new KeptWaits();
+      const old = store(kept);
+      const before = old.newKey();
+      old.save(before, wait());
+      // The node re-created by a deploy.
       const s = store(kept);
-      const before = s.newKey();
-      s.save(before, wait());
       const pending = s.restorable(noBad);
       const during = s.newKey();
       s.save(during, wait());
       assert.deepEqual(keysOf(await pending), [before]);
+    });
+
+    it("should not resume a wait that the new instance started before its restore", async function () {
+      const kept = new KeptWaits();
+      const old = store(kept);
+      const before = old.newKey();
+      old.save(before, wait());
+      const s = store(kept);
+      // A message from a node the deploy left running, before flows:started.
+      const early = s.newKey();
+      s.save(early, wait());
+      assert.deepEqual(keysOf(await s.restorable(noBad)), [before]);
     });
   });
 });
@@ -202,14 +216,14 @@ describe("unit: commands/saved-waits, with a context store that fails", function
     const kept = new KeptWaits();
     const errors = [];
     const store = () => new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
-    const s = store();
-    const inMemory = s.newKey();
-    s.save(inMemory, wait());
-    const onlyStored = s.newKey();
+    const old = store();
+    const inMemory = old.newKey();
+    old.save(inMemory, wait());
+    const onlyStored = old.newKey();
     data.set(onlyStored, wait());
     fail.keys = true;
     assert.deepEqual(
-      (await s.restorable(noBad)).map((r) => r.key),
+      (await store().restorable(noBad)).map((r) => r.key),
       [inMemory],
     );
     assert.match(String(errors[0]), /keys failed/);
@@ -259,6 +273,43 @@ describe("unit: commands/saved-waits, with a context store that fails", function
     kept.of("n1:f1").waits.set("k", wait());
     kept.of("n1:f1").loaded = true;
     kept.forget("n1:f1");
-    assert.deepEqual(kept.of("n1:f1"), { loaded: false, waits: new Map() });
+    assert.deepEqual(kept.of("n1:f1"), { loaded: false, waits: new Map(), store: null });
+  });
+});
+
+describe("unit: commands/saved-waits, when a deploy changes the node's Store", function () {
+  /** A node context with two stores, as Node-RED's with contextStorage `a` and `b`. */
+  function twoStores() {
+    const stores = { a: new Map(), b: new Map() };
+    const context = {
+      keys: (store, cb) => cb(null, [...stores[store].keys()]),
+      get: (key, store, cb) => cb(null, stores[store].get(key)),
+      set(key, value, store, cb) {
+        if (value === undefined) stores[store].delete(key);
+        else stores[store].set(key, value);
+        cb(null);
+      },
+    };
+    return { node: { context: () => context }, stores };
+  }
+  const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
+
+  it("should move the pending waits to the new store and leave none in the old one", async function () {
+    const { node, stores } = twoStores();
+    const kept = new KeptWaits();
+    const inA = new WaitStore(node, "a", kept.of("n1"), assert.fail);
+    await inA.restorable(noBad);
+    const key = inA.newKey();
+    inA.save(key, wait());
+    assert.ok(stores.a.has(key));
+    // Redeployed with Store b: the wait resumes, written to b, and goes from a, so that a restart
+    // that finds Store a chosen again does not resume a wait that has long ended.
+    const inB = new WaitStore(node, "b", kept.of("n1"), assert.fail);
+    assert.deepEqual(
+      (await inB.restorable(noBad)).map((r) => r.key),
+      [key],
+    );
+    assert.ok(stores.b.has(key));
+    assert.equal(stores.a.has(key), false);
   });
 });

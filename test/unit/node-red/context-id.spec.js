@@ -1,5 +1,5 @@
-// nodes/lib/node-red/context-id.ts: the name Node-RED keeps a node's context under, which a deploy
-// that re-creates the node keeps.
+// nodes/lib/node-red/context-id.ts: the name that state kept in memory across a deploy is found
+// again under by the node's new instance.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
@@ -7,16 +7,21 @@ const { lib } = require("../../support/lib");
 const { contextIdOf } = lib("node-red/context-id");
 
 describe("unit: node-red/context-id", function () {
-  it("should be the node's id and flow", function () {
-    assert.equal(contextIdOf({ id: "n1", z: "f1" }), "n1:f1");
+  it("should be the node's id alone, which stays when the node moves to another tab", function () {
+    assert.equal(contextIdOf({ id: "n1", z: "f1" }), "n1");
+    assert.equal(contextIdOf({ id: "n1", z: "f2" }), contextIdOf({ id: "n1", z: "f1" }));
   });
 
-  it("should be the template node's id inside a subflow instance, whose id changes", function () {
+  it("should be the template node's id and the instance inside a subflow, whose ids change", function () {
     assert.equal(contextIdOf({ id: "n1-generated", _alias: "n1", z: "sf1" }), "n1:sf1");
+    assert.notEqual(
+      contextIdOf({ id: "n1-a", _alias: "n1", z: "sf1" }),
+      contextIdOf({ id: "n1-b", _alias: "n1", z: "sf2" }),
+    );
   });
 
-  it("should do without a flow, as a config node has none", function () {
-    assert.equal(contextIdOf({ id: "n1" }), "n1:");
-    assert.equal(contextIdOf({ id: "n1", _alias: "" }), "n1:");
+  it("should do without a flow or an alias", function () {
+    assert.equal(contextIdOf({ id: "n1" }), "n1");
+    assert.equal(contextIdOf({ id: "n1", _alias: "" }), "n1");
   });
 });
