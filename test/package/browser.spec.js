@@ -400,6 +400,37 @@ describe("the editor in a browser", function () {
     return count;
   };
 
+  it("should list every example under menu > Import > Examples, as the README's Try it says", async function () {
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-import").click();
+    await page.locator("#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples").click();
+    const tree = page.locator("#red-ui-clipboard-dialog-import-tab-examples");
+    await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
+    const files = fs
+      .readdirSync(path.join(ROOT, "examples"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    await page.waitForFunction(
+      (name) =>
+        [
+          ...document.querySelectorAll(
+            "#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label",
+          ),
+        ].some((l) => l.innerText.includes(name)),
+      files[0],
+    );
+    const listed = await tree
+      .locator(".red-ui-treeList-label")
+      .evaluateAll((ls) => ls.map((l) => l.innerText.trim()));
+    assert.deepEqual(
+      listed.filter((l) => /^\d\d-/.test(l)),
+      files,
+    );
+    await page.locator("#red-ui-clipboard-dialog-cancel").click();
+    await page.waitForSelector("#red-ui-clipboard-dialog-cancel", { state: "hidden" });
+  });
+
   it("should answer each inject button of the Try-it examples in the debug sidebar with exactly its answer", async function () {
     // The README's Try it on the npm start set-up: every example is deployed on its own tab,
     // example 05 runs from the start (sensor-hub reports every 3 s), and the debug sidebar shows
