@@ -400,6 +400,55 @@ describe("the editor in a browser", function () {
     return count;
   };
 
+  /**
+   * Clicks every inject button of the examples, one at a time, each with the debug sidebar
+   * cleared first; each must show exactly the messages that answer it, nothing else.
+   */
+  async function clickEveryButton() {
+    // Each button, and the debug nodes (by name, a warning by its node's name) that answer it.
+    const answers = [
+      ["read", ["state"], /Hello/],
+      ["replace: two lines", ["replaced state"], /Replaced/],
+      ["merge: second line", ["merged state"], /merged at the second line/],
+      ["text → complete", ["complete", "sent event"]],
+      ["unknown resource → fault", ["fault", "sent event"]],
+      // The warning example 02's comment announces: its ttl (10 s) is longer than 5 ms.
+      ["5 ms wait → timed out", ["await its result (warning)", "sent event", "timed out"]],
+      ["page by page", ["one page", "one page", "one page"]],
+      ["all at once", ["all events"]],
+      ["one per event", [...Array(5).fill("each event"), "joined"]],
+      ["set LCD text", ["inbox events"]],
+      ["text, ttl 5 s", ["complete"]],
+    ];
+    const injects = nodes.filter((n) => n.type === "inject").map((n) => n.name);
+    assert.deepEqual(answers.map((a) => a[0]).sort(), injects.sort(), "every inject button");
+
+    for (const [button, expected, content] of answers) {
+      await page.locator("#red-ui-sidebar-debug-clear").click();
+      await page.waitForFunction(() => document.querySelectorAll(".red-ui-debug-msg").length === 0);
+      await clickInject(button);
+      await page
+        .waitForFunction(
+          (n) => document.querySelectorAll(".red-ui-debug-msg").length >= n,
+          expected.length,
+          { timeout: 60000 },
+        )
+        .catch(async (err) => {
+          throw new Error(`${button}: ${JSON.stringify(await debugShown())}: ${err.message}`);
+        });
+      // Longer than example 05's telemetry period (3 s): a message it still printed, or a late
+      // second answer, would be in the sidebar by then.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const shown = await debugShown();
+      assert.deepEqual(
+        shown.map((m) => (m.warning ? `${m.name} (warning)` : m.name)).sort(),
+        [...expected].sort(),
+        `${button}: ${JSON.stringify(shown.map((m) => m.text))}`,
+      );
+      if (content) assert.match(shown.map((m) => m.text).join("\n"), content, button);
+    }
+  }
+
   it("should list every example under menu > Import > Examples, as the README's Try it says", async function () {
     await page.locator("#red-ui-header-button-sidemenu").click();
     await page.locator("#menu-item-import").click();
@@ -442,51 +491,10 @@ describe("the editor in a browser", function () {
     const files = fs.readdirSync(path.join(ROOT, "examples")).filter((f) => f.endsWith(".json"));
     assert.deepEqual(listed, files.sort(), "the README's Try it table lists every example");
 
-    // Each button, and the debug nodes (by name, a warning by its node's name) that answer it.
-    const answers = [
-      ["read", ["state"], /Hello/],
-      ["replace: two lines", ["replaced state"], /Replaced/],
-      ["merge: second line", ["merged state"], /merged at the second line/],
-      ["text → complete", ["complete", "sent event"]],
-      ["unknown resource → fault", ["fault", "sent event"]],
-      // The warning example 02's comment announces: its ttl (10 s) is longer than 5 ms.
-      ["5 ms wait → timed out", ["await its result (warning)", "sent event", "timed out"]],
-      ["page by page", ["one page", "one page", "one page"]],
-      ["all at once", ["all events"]],
-      ["one per event", [...Array(5).fill("each event"), "joined"]],
-      ["set LCD text", ["inbox events"]],
-      ["text, ttl 5 s", ["complete"]],
-    ];
-    const injects = nodes.filter((n) => n.type === "inject").map((n) => n.name);
-    assert.deepEqual(answers.map((a) => a[0]).sort(), injects.sort(), "every inject button");
-
     await showSidebar("debug");
     // Example 05 writes into /demo/telemetry all along; example 03 lists another stream.
     const telemetryAtStart = await streamCount("/demo/telemetry");
-    for (const [button, expected, content] of answers) {
-      await page.locator("#red-ui-sidebar-debug-clear").click();
-      await page.waitForFunction(() => document.querySelectorAll(".red-ui-debug-msg").length === 0);
-      await clickInject(button);
-      await page
-        .waitForFunction(
-          (n) => document.querySelectorAll(".red-ui-debug-msg").length >= n,
-          expected.length,
-          { timeout: 60000 },
-        )
-        .catch(async (err) => {
-          throw new Error(`${button}: ${JSON.stringify(await debugShown())}: ${err.message}`);
-        });
-      // Longer than example 05's telemetry period (3 s): a message it still printed, or a late
-      // second answer, would be in the sidebar by then.
-      await new Promise((resolve) => setTimeout(resolve, 4000));
-      const shown = await debugShown();
-      assert.deepEqual(
-        shown.map((m) => (m.warning ? `${m.name} (warning)` : m.name)).sort(),
-        [...expected].sort(),
-        `${button}: ${JSON.stringify(shown.map((m) => m.text))}`,
-      );
-      if (content) assert.match(shown.map((m) => m.text).join("\n"), content, button);
-    }
+    await clickEveryButton();
     assert.ok(
       (await streamCount("/demo/telemetry")) > telemetryAtStart,
       "sensor-hub reported while the buttons were clicked",
@@ -1047,6 +1055,95 @@ describe("the editor in a browser", function () {
       await de.close();
       await german?.close();
     }
+  });
+
+  /**
+   * menu > Import > Examples > this package > `name` > Import. From the second example on,
+   * Node-RED says that some of the nodes already exist (the account the examples share): View
+   * nodes..., untick the account so that the one set up stays, Import selected.
+   */
+  async function importExample(name, accountId) {
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-import").click();
+    await page.locator("#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples").click();
+    const tree = page.locator("#red-ui-clipboard-dialog-import-tab-examples");
+    const item = tree.locator(".red-ui-treeList-label", { hasText: name });
+    if (!(await item.count()))
+      await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
+    await item.first().click();
+    await page.locator("#red-ui-clipboard-dialog-ok").click();
+    const flow = JSON.parse(fs.readFileSync(path.join(ROOT, "examples", `${name}.json`), "utf8"));
+    const tab = flow.find((n) => n.type === "tab").id;
+    const viewNodes = page.locator(".red-ui-notification button", { hasText: "View nodes" });
+    await page.waitForFunction(
+      (id) =>
+        !!RED.nodes.workspace(id) ||
+        [...document.querySelectorAll(".red-ui-notification button")].some((b) =>
+          b.innerText.includes("View nodes"),
+        ),
+      tab,
+    );
+    if (await viewNodes.count()) {
+      await viewNodes.click();
+      const box = page.locator(
+        `#red-ui-clipboard-dialog-import-conflicts-list input[type="checkbox"][data-node-id="${accountId}"]`,
+      );
+      // The first box says whether to import the node, the second whether to replace it.
+      await box.first().waitFor({ state: "attached" });
+      await box.first().uncheck({ force: true });
+      await page.locator("#red-ui-clipboard-dialog-import-conflict").click();
+    }
+    await page.waitForFunction((id) => !!RED.nodes.workspace(id), tab);
+  }
+
+  it("should answer every button the same after menu > Import > Examples of each example and one Deploy", async function () {
+    // The README's Try it word for word on an empty workspace of the npm start set-up: import
+    // each example, enter the demo token once (and the Base URL: this simulator is not on 8686),
+    // Deploy, click. The simulator goes back to its seed first, as a fresh start would have it.
+    const deployed = await fetch(`${demo.editorUrl}flows`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "node-red-deployment-type": "full" },
+      body: "[]",
+    });
+    assert.equal(deployed.status < 300, true, `emptying the flows: ${deployed.status}`);
+    assert.equal((await fetch(`${demo.simUrl}/_sim/reset`, { method: "POST" })).status, 200);
+    await page.reload();
+    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+
+    const account = nodes.find((n) => n.type === "edge-account");
+    const files = fs
+      .readdirSync(path.join(ROOT, "examples"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    for (const [i, name] of files.entries()) {
+      await importExample(name, account.id);
+      if (i > 0) continue;
+      await openEditor(nodes.find((n) => n.type === "edge-device-state"));
+      await page.locator("#node-input-btn-account-edit").click();
+      await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+      await page.locator("#node-config-input-baseUrl").fill(demo.simUrl);
+      await page.locator("#node-config-input-user").fill("demo-user");
+      await page.locator("#node-config-input-token").fill("demo-token-0123456789abcdef");
+      await page.locator("#node-config-dialog-ok").click();
+      await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+      await closeEditor("#node-dialog-ok");
+    }
+    const accounts = await page.evaluate(() => {
+      const ids = [];
+      RED.nodes.eachConfig((c) => {
+        if (c.type === "edge-account") ids.push(c.id);
+      });
+      return ids;
+    });
+    assert.deepEqual(accounts, [account.id], "the examples share the one account set up");
+
+    await page.locator("#red-ui-header-button-deploy").click();
+    await waitForFlows(
+      (flows) => flows.filter((n) => n.type === "tab").length >= files.length && flows,
+    );
+    await showSidebar("debug");
+    await clickEveryButton();
   });
 
   it("should have logged no error in the browser console", function () {
