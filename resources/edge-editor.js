@@ -127,9 +127,17 @@
     return query;
   }
 
-  function completion(item) {
+  /** One entry of the list; the field's current value is marked with a check and in bold. */
+  function completion(item, current) {
     const label = $("<div/>", { style: "display: flex; justify-content: space-between;" });
-    $("<span/>").text(item.value).appendTo(label);
+    const name = $("<span/>").appendTo(label);
+    if (item.value === current) {
+      label.addClass("edge-picker-current").css("font-weight", "bold");
+      $("<i/>", { class: "fa fa-check", style: "margin-right: 6px;" }).appendTo(name);
+    } else {
+      $("<i/>", { class: "fa fa-fw", style: "margin-right: 6px;" }).appendTo(name);
+    }
+    $("<span/>").text(item.value).appendTo(name);
     if (item.detail) {
       $("<span/>", { style: "opacity: 0.6; margin-left: 12px; font-family: monospace;" })
         .text(item.detail)
@@ -138,11 +146,21 @@
     return { value: item.value, label: label };
   }
 
+  /** The search button's title: what it lists in this field. */
+  function browseTitle(kind, stream) {
+    if (kind === "devices") return text("edge.editor.browseDevices");
+    if (stream === ":command") return text("edge.editor.browseCommands");
+    if (stream === ":inbox") return text("edge.editor.browseInboxes");
+    return text("edge.editor.browseStreams");
+  }
+
   /**
    * Offers the account's devices (kind "devices") or streams (kind "streams", `stream` ":command"
-   * or ":inbox" for one of a device's two) in a text field. The field stays free text: a name, an
-   * id, a path or mustache can always be typed, and a line under it says when the server lists
-   * nothing.
+   * or ":inbox" for one of a device's two) in a text field. Typing narrows the list to what
+   * matches; the search button lists them all, the field's current value first and marked, so
+   * that another one can be picked without clearing the field first. The field stays free text: a
+   * name, an id, a path or mustache can always be typed, and a line under it says when the server
+   * lists nothing.
    */
   function picker(input, kind, stream) {
     input = $(input);
@@ -154,10 +172,12 @@
     const browse = $("<button/>", {
       type: "button",
       class: "red-ui-button edge-picker-browse",
-      title: text("edge.editor.browse"),
+      title: browseTitle(kind, stream),
     }).append($("<i/>", { class: "fa fa-search" }));
     input.css("width", "calc(70% - 40px)").after(browse).after(" ");
     let timer;
+    // Set by the search button for the next search only: list everything, not what matches.
+    let listAll = false;
     function show(message) {
       if (message) hint.text(message).show();
       else hint.hide().text("");
@@ -166,6 +186,10 @@
       minLength: 0,
       search: function (value, done) {
         clearTimeout(timer);
+        const current = value.trim();
+        const all = listAll;
+        listAll = false;
+        if (all) value = "";
         if (value.indexOf("{{") >= 0) {
           show("");
           done([]);
@@ -198,7 +222,17 @@
                 show(text("edge.editor.noMatch", { search: value }));
               else if (answer.truncated) show(text("edge.editor.truncated"));
               else show("");
-              done((answer.items || []).map(completion));
+              const items = (answer.items || []).slice();
+              // The current one first: Enter, which takes the first entry, then keeps it.
+              const at = items.findIndex(function (item) {
+                return item.value === current;
+              });
+              if (at > 0) items.unshift(items.splice(at, 1)[0]);
+              done(
+                items.map(function (item) {
+                  return completion(item, current);
+                }),
+              );
             })
             .fail(function (xhr, status) {
               // Node-RED answers 401 to a reader who sends typed values (they need write).
@@ -211,6 +245,7 @@
     });
     browse.on("click", function (e) {
       e.preventDefault();
+      listAll = true;
       input.trigger("focus");
       // The autoComplete widget lists on any key other than Enter, Tab, Escape or Delete.
       input.trigger($.Event("keyup", { keyCode: 40 }));

@@ -236,6 +236,7 @@ export = function (RED: NodeAPI): void {
         msg: json,
       });
 
+      ctx.busy();
       return new Promise<Result | null>((resolve, reject) => {
         const wait = { commandId: command.id, since, intervalMs };
         new PendingWait(

@@ -4,6 +4,9 @@
 // needs to find the command's markers.
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import type { DeviceEvent, EventMetadata } from "../lib/api/types";
+import type { CallOptions, EdgeClient } from "../lib/api/client";
+import { EdgeError } from "../lib/api/errors";
+import type { DeviceNames } from "../lib/device/names";
 import { accountOf, intakeOf } from "../lib/account/lookup";
 import { handleInput } from "../lib/node-red/handler";
 import { checkTemplate, renderJson } from "../lib/node-red/render";
@@ -52,6 +55,30 @@ function checkSettings(def: SendCommandDef, target: "device" | "stream"): void {
 }
 
 export = function (RED: NodeAPI): void {
+  /**
+   * The error of a command whose `:command` stream was not found. A server names the stream it did
+   * not find ("Stream not found: /demo/devices/x/:command"), which reads as if the stream were
+   * the mistake when it is nearly always the device name: then the device's own 404 is reported,
+   * as `edge-device-state` reports it. Only on that 404 is the device read (one GET, nothing sent
+   * again); when the device exists, or the read fails otherwise, the stream's error stands.
+   */
+  async function unknownDevice(
+    err: unknown,
+    device: string,
+    names: DeviceNames,
+    client: EdgeClient,
+    call: CallOptions,
+  ): Promise<unknown> {
+    if (!(err instanceof EdgeError && err.status === 404)) return err;
+    try {
+      await names.withDevice(device, call, (ref) => client.getDevice(ref, call));
+    } catch (deviceErr) {
+      if (deviceErr instanceof EdgeError && deviceErr.status === 404) return deviceErr;
+      if (deviceErr instanceof EdgeError && deviceErr.code === "device-unknown") return deviceErr;
+    }
+    return err;
+  }
+
   function EdgeSendCommandNode(this: Node, def: SendCommandDef) {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
@@ -82,7 +109,11 @@ export = function (RED: NodeAPI): void {
           const named = resolveTarget(def.device, msg, "deviceId", "device-empty");
           device = names.knownName(named) ?? (await names.nameOf(named, call));
           path = client.streamPath(device, ":command");
-          event = await client.createEventByPath(path, elems, metadata, call);
+          try {
+            event = await client.createEventByPath(path, elems, metadata, call);
+          } catch (err) {
+            throw await unknownDevice(err, device, names, client, call);
+          }
         } else {
           const stream = resolveTarget(def.stream, msg, "streamId", "stream-empty");
           // A stream path (what the editor's picker fills in) goes in the body, as for a device.

@@ -206,6 +206,34 @@ describe("edge-send-command", function () {
     });
   }
 
+  it("reports an unknown device as the device's 404, as edge-device-state does, not as a missing stream", async function () {
+    const { n1, caught } = await start(env.sim, { device: "lcd-bord" });
+    n1.receive({ payload: { a: 1 } });
+    const msg = await next(caught);
+    assert.equal(caughtCode(msg), "not-found");
+    assert.equal(msg.statusCode, 404);
+    assert.match(
+      msg.error.message,
+      /Not found \(HTTP 404\) for GET \/v5\.0\/demo\/device\/lcd-bord/,
+    );
+    assert.doesNotMatch(msg.error.message, /Stream not found/);
+  });
+
+  it("reports an unknown device by its name on a server that takes ids only", async function () {
+    const { startRestricted } = require("../support/restricted-server");
+    const server = await startRestricted(env.sim, { idsOnly: true });
+    try {
+      const { n1, caught } = await start(server, { device: "lcd-bord" });
+      n1.receive({ payload: { a: 1 } });
+      const msg = await next(caught);
+      assert.equal(msg.statusCode, 404);
+      assert.match(msg.error.message, /device\/lcd-bord/);
+      assert.doesNotMatch(msg.error.message, /Stream not found/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("reports an unknown stream id (404) to a Catch node", async function () {
     const { n1, caught } = await start(env.sim, {
       target: "stream",

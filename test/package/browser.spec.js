@@ -5,7 +5,7 @@
 // UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
 // run leaves the tree as it found it.
 "use strict";
-/* global document, Image, RED, monaco -- these run inside the editor page */
+/* global document, getComputedStyle, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const os = require("node:os");
@@ -220,6 +220,24 @@ describe("the editor in a browser", function () {
     assert.ok(checked >= 4, `${type}: only ${checked} translated texts`);
   }
 
+  /** Every placeholder of the open dialog is shown whole: its text fits inside its field. */
+  async function checkPlaceholdersFit(type) {
+    const cut = await page.evaluate(() => {
+      const canvas = document.createElement("canvas").getContext("2d");
+      return [...document.querySelectorAll(".red-ui-tray input[placeholder]")]
+        .filter((el) => el.offsetParent !== null && el.placeholder)
+        .filter((el) => {
+          const style = getComputedStyle(el);
+          canvas.font = style.font;
+          const room =
+            el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return canvas.measureText(el.placeholder).width > room;
+        })
+        .map((el) => `${el.id}: "${el.placeholder}"`);
+    });
+    assert.deepEqual(cut, [], `${type}: placeholders cut off`);
+  }
+
   it("should show the flow nodes in the edge device palette category with their icons", async function () {
     const header = page.locator("#red-ui-palette-header-edge_device");
     assert.equal((await header.innerText()).trim(), "edge device");
@@ -291,7 +309,7 @@ describe("the editor in a browser", function () {
     const fields = {
       "edge-device-state": { device: "lcd-board", mode: "get" },
       "edge-send-command": { target: "device", device: "lcd-board", ttl: "10000" },
-      "edge-list-events": { stream: "/demo/telemetry", mode: "page", limit: "2", start: "0" },
+      "edge-list-events": { stream: "/demo/readings", mode: "page", limit: "2", start: "0" },
       "edge-await-command": { inbox: "", timeout: "", interval: "250", store: "" },
       "edge-watch-events": { stream: "/demo/telemetry", interval: "1000", start: "new", store: "" },
     };
@@ -320,6 +338,7 @@ describe("the editor in a browser", function () {
         await checkStoreOptions();
       }
       await checkTranslated(type, ".red-ui-tray");
+      await checkPlaceholdersFit(type);
       await showHelpFor(type);
       await shot(`edit-${type}`);
       await closeEditor();
@@ -359,6 +378,143 @@ describe("the editor in a browser", function () {
         /"Hello"|Hello/.test(m.innerText),
       ),
     );
+  });
+
+  /** The debug sidebar's messages: the node each came from, and whether it is a warning. */
+  const debugShown = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll(".red-ui-debug-msg")].map((m) => ({
+        name: (m.querySelector(".red-ui-debug-msg-name")?.textContent ?? "")
+          .replace(/^node: /, "")
+          .trim(),
+        warning: m.classList.contains("red-ui-debug-msg-level-30"),
+        text: m.innerText,
+      })),
+    );
+
+  /** The seed's events of a stream in the simulator, read through its control interface. */
+  const streamCount = async (streamPath) => {
+    const res = await fetch(`${demo.simUrl}/_sim/streams?path=${encodeURIComponent(streamPath)}`);
+    const { count } = await res.json();
+    assert.equal(typeof count, "number", `no count for ${streamPath}`);
+    return count;
+  };
+
+  /**
+   * Clicks every inject button of the examples, one at a time, each with the debug sidebar
+   * cleared first; each must show exactly the messages that answer it, nothing else.
+   */
+  async function clickEveryButton() {
+    // Each button, and the debug nodes (by name, a warning by its node's name) that answer it.
+    const answers = [
+      ["read", ["state"], /Hello/],
+      ["replace: two lines", ["replaced state"], /Replaced/],
+      ["merge: second line", ["merged state"], /merged at the second line/],
+      ["text → complete", ["complete", "sent event"]],
+      ["unknown resource → fault", ["fault", "sent event"]],
+      // The warning example 02's comment announces: its ttl (10 s) is longer than 5 ms.
+      ["5 ms wait → timed out", ["await its result (warning)", "sent event", "timed out"]],
+      ["page by page", ["one page", "one page", "one page"]],
+      ["all at once", ["all events"]],
+      ["one per event", [...Array(5).fill("each event"), "joined"]],
+      ["set LCD text", ["inbox events"]],
+      ["text, ttl 5 s", ["complete"]],
+    ];
+    const injects = nodes.filter((n) => n.type === "inject").map((n) => n.name);
+    assert.deepEqual(answers.map((a) => a[0]).sort(), injects.sort(), "every inject button");
+
+    for (const [button, expected, content] of answers) {
+      await page.locator("#red-ui-sidebar-debug-clear").click();
+      await page.waitForFunction(() => document.querySelectorAll(".red-ui-debug-msg").length === 0);
+      await clickInject(button);
+      await page
+        .waitForFunction(
+          (n) => document.querySelectorAll(".red-ui-debug-msg").length >= n,
+          expected.length,
+          { timeout: 60000 },
+        )
+        .catch(async (err) => {
+          throw new Error(`${button}: ${JSON.stringify(await debugShown())}: ${err.message}`);
+        });
+      // Longer than example 05's telemetry period (3 s): a message it still printed, or a late
+      // second answer, would be in the sidebar by then.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const shown = await debugShown();
+      assert.deepEqual(
+        shown.map((m) => (m.warning ? `${m.name} (warning)` : m.name)).sort(),
+        [...expected].sort(),
+        `${button}: ${JSON.stringify(shown.map((m) => m.text))}`,
+      );
+      if (content) assert.match(shown.map((m) => m.text).join("\n"), content, button);
+    }
+  }
+
+  it("should list every example under menu > Import > Examples, as the README's Try it says", async function () {
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-import").click();
+    await page.locator("#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples").click();
+    const tree = page.locator("#red-ui-clipboard-dialog-import-tab-examples");
+    await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
+    const files = fs
+      .readdirSync(path.join(ROOT, "examples"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    await page.waitForFunction(
+      (name) =>
+        [
+          ...document.querySelectorAll(
+            "#red-ui-clipboard-dialog-import-tab-examples .red-ui-treeList-label",
+          ),
+        ].some((l) => l.innerText.includes(name)),
+      files[0],
+    );
+    const listed = await tree
+      .locator(".red-ui-treeList-label")
+      .evaluateAll((ls) => ls.map((l) => l.innerText.trim()));
+    assert.deepEqual(
+      listed.filter((l) => /^\d\d-/.test(l)),
+      files,
+    );
+    await page.locator("#red-ui-clipboard-dialog-cancel").click();
+    await page.waitForSelector("#red-ui-clipboard-dialog-cancel", { state: "hidden" });
+  });
+
+  it("should answer each inject button of the Try-it examples in the debug sidebar with exactly its answer", async function () {
+    // The README's Try it on the npm start set-up: every example is deployed on its own tab,
+    // example 05 runs from the start (sensor-hub reports every 3 s), and the debug sidebar shows
+    // the messages of every tab. A newcomer clicks one button and must see its answer and
+    // nothing else: no telemetry of example 05, no warning nobody announced.
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const tryIt = /^## Try it\n([\s\S]*?)^## /m.exec(readme)[1];
+    const listed = [...tryIt.matchAll(/^\| `(\d\d-[\w-]+)` \|/gm)].map((m) => `${m[1]}.json`);
+    const files = fs.readdirSync(path.join(ROOT, "examples")).filter((f) => f.endsWith(".json"));
+    assert.deepEqual(listed, files.sort(), "the README's Try it table lists every example");
+
+    await showSidebar("debug");
+    // Example 05 writes into /demo/telemetry all along; example 03 lists another stream.
+    const telemetryAtStart = await streamCount("/demo/telemetry");
+    await clickEveryButton();
+    assert.ok(
+      (await streamCount("/demo/telemetry")) > telemetryAtStart,
+      "sensor-hub reported while the buttons were clicked",
+    );
+
+    // Example 05 is quiet until asked: its telemetry debug node's button turns it on.
+    const telemetry = nodes.find((n) => n.type === "debug" && n.name === "telemetry");
+    await page.locator("#red-ui-sidebar-debug-clear").click();
+    await showTab(telemetry.tab);
+    const toggle = page.locator(`[id="${telemetry.id}"] .red-ui-flow-node-button`);
+    await toggle.click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll(".red-ui-debug-msg-name")].some((n) =>
+          /telemetry/.test(n.textContent),
+        ),
+      undefined,
+      { timeout: 30000 },
+    );
+    await toggle.click();
   });
 
   /** Types `text` into a picker field; resolves with the texts of the completions offered. */
@@ -439,6 +595,42 @@ describe("the editor in a browser", function () {
     assert.deepEqual(devices, ["pump-3 d5f3c1a2b0000000000000003"]);
     await choose("pump-3");
     assert.equal(await page.locator("#node-input-device").inputValue(), "pump-3");
+    // The search button lists every device, not only what is in the field, the current one
+    // first and marked: another can be picked without clearing the field.
+    const browseDevices = page
+      .locator("#node-input-device")
+      .locator("xpath=..")
+      .locator(".edge-picker-browse");
+    assert.equal(
+      await browseDevices.getAttribute("title"),
+      catalog("edge-account").edge.editor.browseDevices,
+    );
+    await browseDevices.click();
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll(".red-ui-autoComplete-container li").length >= 3 &&
+        [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
+          li.innerText.includes("lcd-board"),
+        ),
+      undefined,
+      { timeout: 60000 },
+    );
+    const all = await page.locator(".red-ui-autoComplete-container li").evaluateAll((items) =>
+      items.map((li) => ({
+        text: li.innerText.replace(/\s+/g, " ").trim(),
+        current: !!li.querySelector(".edge-picker-current"),
+      })),
+    );
+    assert.deepEqual(
+      all.map((i) => i.text.split(" ")[0]),
+      ["pump-3", "lcd-board", "sensor-hub"],
+    );
+    assert.deepEqual(
+      all.map((i) => i.current),
+      [true, false, false],
+    );
+    await choose("sensor-hub");
+    assert.equal(await page.locator("#node-input-device").inputValue(), "sensor-hub");
     // Mustache and anything typed stay as typed: no list, no complaint.
     await page.locator("#node-input-device").fill("");
     await page.locator("#node-input-device").pressSequentially("{{payload.device}}");
@@ -448,6 +640,16 @@ describe("the editor in a browser", function () {
     await closeEditor();
 
     await openEditor(byType("edge-list-events"));
+    const browseTitle = (selector) =>
+      page
+        .locator(selector)
+        .locator("xpath=..")
+        .locator(".edge-picker-browse")
+        .getAttribute("title");
+    assert.equal(
+      await browseTitle("#node-input-stream"),
+      catalog("edge-account").edge.editor.browseStreams,
+    );
     const streams = await offered("#node-input-stream", "sensor", "sensor-hub/:inbox");
     assert.deepEqual(streams, [
       "/demo/devices/sensor-hub/:command s5f3c1a2b0000000000000021",
@@ -477,6 +679,10 @@ describe("the editor in a browser", function () {
     await closeEditor();
 
     await openEditor(byType("edge-await-command"));
+    assert.equal(
+      await browseTitle("#node-input-inbox"),
+      catalog("edge-account").edge.editor.browseInboxes,
+    );
     assert.deepEqual(await offered("#node-input-inbox", "lcd", "lcd-board/:inbox"), [
       "/demo/devices/lcd-board/:inbox",
     ]);
@@ -485,6 +691,10 @@ describe("the editor in a browser", function () {
 
     await openEditor(byType("edge-send-command"));
     await page.locator("#node-input-target").selectOption("stream");
+    assert.equal(
+      await browseTitle("#node-input-stream"),
+      catalog("edge-account").edge.editor.browseCommands,
+    );
     assert.deepEqual(await offered("#node-input-stream", "pump", "pump-3/:command"), [
       "/demo/devices/pump-3/:command",
     ]);
@@ -845,6 +1055,95 @@ describe("the editor in a browser", function () {
       await de.close();
       await german?.close();
     }
+  });
+
+  /**
+   * menu > Import > Examples > this package > `name` > Import. From the second example on,
+   * Node-RED says that some of the nodes already exist (the account the examples share): View
+   * nodes..., untick the account so that the one set up stays, Import selected.
+   */
+  async function importExample(name, accountId) {
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-import").click();
+    await page.locator("#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples").click();
+    const tree = page.locator("#red-ui-clipboard-dialog-import-tab-examples");
+    const item = tree.locator(".red-ui-treeList-label", { hasText: name });
+    if (!(await item.count()))
+      await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
+    await item.first().click();
+    await page.locator("#red-ui-clipboard-dialog-ok").click();
+    const flow = JSON.parse(fs.readFileSync(path.join(ROOT, "examples", `${name}.json`), "utf8"));
+    const tab = flow.find((n) => n.type === "tab").id;
+    const viewNodes = page.locator(".red-ui-notification button", { hasText: "View nodes" });
+    await page.waitForFunction(
+      (id) =>
+        !!RED.nodes.workspace(id) ||
+        [...document.querySelectorAll(".red-ui-notification button")].some((b) =>
+          b.innerText.includes("View nodes"),
+        ),
+      tab,
+    );
+    if (await viewNodes.count()) {
+      await viewNodes.click();
+      const box = page.locator(
+        `#red-ui-clipboard-dialog-import-conflicts-list input[type="checkbox"][data-node-id="${accountId}"]`,
+      );
+      // The first box says whether to import the node, the second whether to replace it.
+      await box.first().waitFor({ state: "attached" });
+      await box.first().uncheck({ force: true });
+      await page.locator("#red-ui-clipboard-dialog-import-conflict").click();
+    }
+    await page.waitForFunction((id) => !!RED.nodes.workspace(id), tab);
+  }
+
+  it("should answer every button the same after menu > Import > Examples of each example and one Deploy", async function () {
+    // The README's Try it word for word on an empty workspace of the npm start set-up: import
+    // each example, enter the demo token once (and the Base URL: this simulator is not on 8686),
+    // Deploy, click. The simulator goes back to its seed first, as a fresh start would have it.
+    const deployed = await fetch(`${demo.editorUrl}flows`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "node-red-deployment-type": "full" },
+      body: "[]",
+    });
+    assert.equal(deployed.status < 300, true, `emptying the flows: ${deployed.status}`);
+    assert.equal((await fetch(`${demo.simUrl}/_sim/reset`, { method: "POST" })).status, 200);
+    await page.reload();
+    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+
+    const account = nodes.find((n) => n.type === "edge-account");
+    const files = fs
+      .readdirSync(path.join(ROOT, "examples"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.replace(/\.json$/, ""))
+      .sort();
+    for (const [i, name] of files.entries()) {
+      await importExample(name, account.id);
+      if (i > 0) continue;
+      await openEditor(nodes.find((n) => n.type === "edge-device-state"));
+      await page.locator("#node-input-btn-account-edit").click();
+      await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+      await page.locator("#node-config-input-baseUrl").fill(demo.simUrl);
+      await page.locator("#node-config-input-user").fill("demo-user");
+      await page.locator("#node-config-input-token").fill("demo-token-0123456789abcdef");
+      await page.locator("#node-config-dialog-ok").click();
+      await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
+      await closeEditor("#node-dialog-ok");
+    }
+    const accounts = await page.evaluate(() => {
+      const ids = [];
+      RED.nodes.eachConfig((c) => {
+        if (c.type === "edge-account") ids.push(c.id);
+      });
+      return ids;
+    });
+    assert.deepEqual(accounts, [account.id], "the examples share the one account set up");
+
+    await page.locator("#red-ui-header-button-deploy").click();
+    await waitForFlows(
+      (flows) => flows.filter((n) => n.type === "tab").length >= files.length && flows,
+    );
+    await showSidebar("debug");
+    await clickEveryButton();
   });
 
   it("should have logged no error in the browser console", function () {

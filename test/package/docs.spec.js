@@ -6,6 +6,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
+const { tempDir } = require("../support/temp.js");
 
 const ROOT = path.join(__dirname, "..", "..");
 const README = path.join(ROOT, "README.md");
@@ -153,6 +154,33 @@ describe("the README and the docs", function () {
           problems.push(`${rel}: ${m[1]} does not exist`);
     }
     assert.deepEqual(problems, []);
+  });
+
+  it("should pass the Markdown linter that npm run lint runs, which finds an unclosed fence", function () {
+    this.timeout(60000);
+    const cli = path.join(ROOT, "node_modules", "markdownlint-cli2", "markdownlint-cli2-bin.mjs");
+    const lint = (args) => {
+      try {
+        execFileSync(process.execPath, [cli, ...args], {
+          cwd: ROOT,
+          encoding: "utf8",
+          stdio: "pipe",
+        });
+        return "";
+      } catch (err) {
+        return `${err.stdout}${err.stderr}`;
+      }
+    };
+    assert.equal(lint([]), "");
+    // The mistake of docs/development.md before issue 23: text after a closing fence.
+    const dir = tempDir("edge-mdlint-");
+    const broken = path.join(dir, "broken.md");
+    fs.writeFileSync(broken, "# T\n\n```sh\nls\n``` Without it, more text\n\n## Next\n\nProse.\n");
+    const config = path.join(ROOT, ".markdownlint-cli2.jsonc");
+    assert.match(
+      lint(["--config", config, "--no-globs", broken]),
+      /broken\.md:5 error fence-closed/,
+    );
   });
 
   // The checker itself, on cases a broken one would get wrong.

@@ -149,6 +149,77 @@ describe("examples", function () {
       assert.equal(ids.size, 1, `accounts ${[...ids]}`);
     });
 
+    it("should name every node, so that a warning or error says which node it came from", function () {
+      const unnamed = readExamples().flatMap(({ file, flow }) =>
+        flow
+          .filter((n) => !(n.type === "tab" ? n.label : n.name))
+          .map((n) => `${file}: ${n.type} ${n.id}`),
+      );
+      assert.deepEqual(unnamed, []);
+    });
+
+    it("should say where the simulator is without naming a port that npm start may have moved", function () {
+      for (const { file, flow } of readExamples())
+        for (const n of flow.filter((x) => x.type === "comment" || x.type === "tab")) {
+          const text = `${n.name ?? ""} ${n.label ?? ""} ${n.info ?? ""}`;
+          assert.doesNotMatch(text, /https?:\/\/[\w.]+:\d+/, `${file}: ${n.name ?? n.label}`);
+        }
+      const first = example("01-device-state-read-replace-merge.json");
+      assert.match(first.find((n) => n.type === "comment").info, /account's \*\*Base URL\*\*/);
+    });
+
+    it("should say above each Catch node that errors reach it", function () {
+      for (const { file, flow } of readExamples()) {
+        if (!flow.some((n) => n.type === "catch")) continue;
+        assert.ok(
+          flow.some((n) => n.type === "comment" && /reach the Catch node/.test(n.name)),
+          `${file} has a Catch node and no comment about it`,
+        );
+      }
+    });
+
+    it("should place no node over another, comments included", function () {
+      // Node-RED draws a node about 30 px high and at least 100 px wide, wider by its label
+      // (about 7 px a character plus the icon); a comment is its label alone.
+      const box = (n) => {
+        const label = n.name || n.type;
+        const w =
+          n.type === "comment" ? 7 * label.length + 20 : Math.max(100, 7 * label.length + 50);
+        return { x0: n.x - w / 2, x1: n.x + w / 2, y0: n.y - 15, y1: n.y + 15 };
+      };
+      for (const { file, flow } of readExamples()) {
+        const placed = flow.filter((n) => typeof n.x === "number" && typeof n.y === "number");
+        for (let i = 0; i < placed.length; i++)
+          for (let j = i + 1; j < placed.length; j++) {
+            const [a, b] = [box(placed[i]), box(placed[j])];
+            const overlap = a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+            assert.ok(!overlap, `${file}: "${placed[i].name}" overlaps "${placed[j].name}"`);
+          }
+      }
+    });
+
+    it("should keep example 05 quiet until asked: its debug nodes are off but for errors", function () {
+      const flow = example("05-watch-telemetry-threshold-command.json");
+      const debugs = flow.filter((n) => n.type === "debug");
+      assert.deepEqual(
+        debugs.filter((n) => n.active).map((n) => n.name),
+        ["error"],
+      );
+      assert.match(flow.find((n) => n.type === "comment").info, /quiet until asked/);
+    });
+
+    it("should announce example 02's deliberate ttl warning in its comments", function () {
+      const flow = example("02-send-command-and-await-result.json");
+      const comments = flow.filter((n) => n.type === "comment");
+      assert.match(
+        comments.map((n) => n.info).join("\n"),
+        /warns once[^]*on purpose|on purpose[^]*warns once/,
+      );
+      assert.ok(
+        comments.some((n) => /warns: ttl longer than the timeout, on purpose/.test(n.name)),
+      );
+    });
+
     it("should use only core nodes besides the package's own", function () {
       for (const { file, flow } of readExamples())
         for (const n of flow)
@@ -207,10 +278,8 @@ describe("examples", function () {
     });
 
     it("should send a command and end on each of the three await outputs", async function () {
-      const { inject, debugged, seen } = await run(
-        example("02-send-command-and-await-result.json"),
-        env.sim,
-      );
+      const flow02 = example("02-send-command-and-await-result.json");
+      const { inject, debugged, seen } = await run(flow02, env.sim);
       inject("text → complete");
       const [complete] = await debugged("complete");
       assert.match(JSON.stringify(complete.payload.elems), /COMMAND_COMPLETE/);
@@ -221,6 +290,17 @@ describe("examples", function () {
       inject("5 ms wait → timed out");
       const [timedOut] = await debugged("timed out");
       assert.equal(timedOut.payload, null);
+      // The warning the comment announces, under the await node's name.
+      const awaitNode = flow02.find((n) => n.type === "edge-await-command");
+      const warned = helper
+        .getNode(awaitNode.id)
+        .warn.getCalls()
+        .map((c) => String(c.args[0]));
+      assert.ok(
+        warned.some((w) => /ttl \(10000 ms\) is longer than this node's timeout \(5 ms\)/.test(w)),
+        JSON.stringify(warned),
+      );
+      assert.ok(awaitNode.name);
       assert.equal((await debugged("sent event", 3)).length, 3);
       assert.equal(seen.error.length, 0);
       const lcd = await control(env.sim, "GET", "/devices/lcd-board");
@@ -248,11 +328,17 @@ describe("examples", function () {
       );
     });
 
-    it("should list the telemetry events page by page, all at once and one per event", async function () {
+    it("should list the five readings page by page, all at once and one per event, while telemetry grows", async function () {
       const { inject, debugged, seen } = await run(
         example("03-list-events-page-by-page-and-all.json"),
         env.sim,
       );
+      // What sensor-hub does under npm start (example 05's stream): it must not reach example 03.
+      const report = await control(env.sim, "POST", "/events", {
+        path: "/demo/telemetry",
+        elems: { temperature: 23, humidity: 42, device: "sensor-hub" },
+      });
+      assert.ok(report.status < 300, `the reading was not added: ${report.status}`);
       inject("page by page");
       const pages = await debugged("one page", 3);
       assert.deepEqual(

@@ -155,4 +155,31 @@ describe("i18n", function () {
         }
       }
   });
+  it("should word the Device, Stream and Inbox placeholders alike in every node, short enough to show whole", function () {
+    // The field says what to type and what empty means, the same way in every dialog; the
+    // browser spec measures that each fits its field.
+    const starts = {
+      "en-US": { device: "name or id", stream: "id or path", inbox: "id or path" },
+      de: { device: "Name oder ID", stream: "ID oder Pfad", inbox: "ID oder Pfad" },
+    };
+    for (const lang of LANGS) {
+      const byField = {};
+      for (const name of NODES) {
+        const shown = catalog(lang, name)[name]?.placeholder ?? {};
+        for (const field of ["device", "stream", "inbox"]) {
+          const text = shown[field];
+          if (text === undefined) continue;
+          assert.ok(text.startsWith(starts[lang][field]), `${lang} ${name}.${field}: "${text}"`);
+          assert.ok(text.length <= 36, `${lang} ${name}.${field}: "${text}" is too long`);
+          (byField[`${field}: ${text.split("; ")[1] ?? ""}`] ??= []).push(name);
+        }
+      }
+      // One wording per field and meaning: the device of two nodes, the stream of two.
+      const devices = Object.keys(byField).filter((k) => k.startsWith("device"));
+      assert.equal(devices.length, 1, `${lang}: ${devices}`);
+      const msgStreams = Object.keys(byField).filter((k) => /^stream: .*msg\.streamId/.test(k));
+      assert.equal(msgStreams.length, 1, `${lang}: ${msgStreams}`);
+      assert.deepEqual(byField[msgStreams[0]].sort(), ["edge-list-events", "edge-send-command"]);
+    }
+  });
 });

@@ -44,6 +44,11 @@ export interface Deadline {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Told when a request is about to go out (queued for the rate limit, or sent), once its input
+   * passed every check: a node shows "requesting" then, not for a message refused before.
+   */
+  onRequest?: () => void;
   /** Told before each retry, e.g. to show it in a node's status. */
   onRetry?: (attempt: number, delayMs: number, err: EdgeError) => void;
   /** Overrides the account's retry count (0 when an outer loop retries, as a merge does). */
@@ -287,6 +292,7 @@ export class EdgeClient {
           ? this.textHeaders
           : this.jsonHeaders;
     const idempotent = req.method !== "POST";
+    opts.onRequest?.();
     return this.retrying(idempotent, opts, async (signal, deadline) => {
       const release =
         this.limiter.tryAcquire(opts.lane) ??

@@ -28,8 +28,13 @@ export interface InputContext {
   /** Sends part of the result early (one message per event, say). */
   send: (out: Outgoing) => void;
   status: (status: NodeStatus) => void;
-  /** Passes to the client so retries show in the status. */
+  /** Passes to the client so that requests and retries show in the status. */
   call: CallOptions;
+  /**
+   * Shows the busy status, for work that is no request of `call` (a wait on the shared inbox
+   * poller): called when that work starts, after the message passed every check.
+   */
+  busy: () => void;
 }
 
 export interface Result {
@@ -147,11 +152,17 @@ export function handleInput(
   const onRetry = (attempt: number): void => {
     status({ fill: "yellow", shape: "ring", text: t("edge.status.retrying", { attempt }) });
   };
+  // The busy status shows when a message's work starts, not when it arrives: a message refused
+  // before any request (no device, bad elems, invalid settings) shows its red error alone,
+  // without a blue "requesting" flashing first.
+  const showBusy = (): void => {
+    shown.soon(busyNow);
+  };
   const calls = new WeakMap<AbortController, CallOptions>();
   const callOf = (controller: AbortController): CallOptions => {
     let call = calls.get(controller);
     if (!call) {
-      call = { signal: controller.signal, onRetry };
+      call = { signal: controller.signal, onRetry, onRequest: showBusy };
       calls.set(controller, call);
     }
     return call;
@@ -241,6 +252,7 @@ export function handleInput(
         send: checkedSend,
         status,
         call,
+        busy: showBusy,
       });
       if (controller.signal.aborted) {
         end(done);
@@ -292,7 +304,6 @@ export function handleInput(
         new EdgeError("queue-full", { max: limit?.waiting ?? 0 }),
       );
     }
-    shown.soon(busyNow);
   });
 
   const cancelAll = (): void => {
