@@ -17,6 +17,9 @@
 // included: no answer makes us read faster than it asked. It cannot hold a wait past its deadline
 // either: a final read that the pause would put off beyond the wait's next try is not made, and
 // the wait ends at once with the error that stopped the reads (it once waited out 999999 s).
+//
+// Between the interval's reads come early ones, planned by read-schedule.ts just after the
+// device's usual answer time, as long as the rate limiter has room for them (issue 20).
 import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
@@ -26,6 +29,8 @@ import { Entry, InboxWaits } from "./inbox-waits";
 import type { EntryOwner } from "./inbox-waits";
 import { markerOf, namesSomeId } from "./markers";
 import type { Marker } from "./markers";
+import { ReadSchedule } from "./read-schedule";
+import type { PollerOptions } from "./read-schedule";
 import { UnclaimedMarkers } from "./unclaimed-markers";
 
 const FIRST_PAGE = 100;
@@ -74,6 +79,16 @@ export class InboxWatch implements EntryOwner {
   private pollAgain = false;
   private lastStart = -Infinity;
   /**
+   * The interval's cadence counts from here when a wait starts on an inbox with none: its first
+   * read is an early one, planned for the device's answer, not one made at once.
+   */
+  private anchor = -Infinity;
+  private readonly early = new ReadSchedule();
+  /** The timer set is for an early read, which gives way when the rate limiter has no room. */
+  private timerEarly = false;
+  /** Set while a poll handed out a COMPLETE or FAULT. */
+  private answered = false;
+  /**
    * No poll starts before this (performance.now() time): the server's Retry-After, capped; with
    * the error that asked for it. Kept while no wait is left, since a new one may start.
    */
@@ -83,12 +98,22 @@ export class InboxWatch implements EntryOwner {
   private controller: AbortController | undefined;
   private finals = 0;
   private closed = false;
+  /** performance.now() the timer is set for. */
+  private timerAt = Infinity;
+  /** Early reads not made because the rate limiter had no room (tests, bench). */
+  gaveWay = 0;
 
   constructor(
     private readonly client: EdgeClient,
     private readonly inbox: InboxRef,
     private readonly onIdle: () => void,
+    private readonly options: PollerOptions = { pace: "fixed" },
   ) {}
+
+  /** The learned answer time of this inbox's device (tests, bench). */
+  get expectedAnswerMs(): number | undefined {
+    return this.early.expectedAnswerMs;
+  }
 
   get waiting(): number {
     return this.waits.count;
@@ -102,9 +127,22 @@ export class InboxWatch implements EntryOwner {
     // Markers read before are indexed anew by the substrings of an id length not seen so far.
     if (id !== undefined && id !== "" && !this.waits.idLengths.has(id.length))
       this.unclaimed.indexLength(id.length);
+    const first = this.waits.count === 0;
     this.waits.add(entry);
     this.claim(entry);
-    if (entry.active) this.schedule();
+    if (entry.active) {
+      if (this.options.pace === "fast") {
+        const now = performance.now();
+        if (first) this.anchor = now;
+        this.early.expect(wait.since, now);
+        // An early read planned sooner than the timer set: the timer is set again.
+        if (this.timer !== undefined && !this.polling && this.early.next < this.timerAt) {
+          clearTimeout(this.timer);
+          this.timer = undefined;
+        }
+      }
+      this.schedule();
+    }
     return entry;
   }
 
@@ -133,6 +171,8 @@ export class InboxWatch implements EntryOwner {
     }
     clearTimeout(this.timer);
     this.timer = undefined;
+    // A final read never gives way: it is what ends a wait on time.
+    this.timerEarly = false;
     // A pause shorter than the interval is waited out, not read through.
     if (this.pausedUntil > performance.now()) this.schedule();
     else void this.poll();
@@ -150,6 +190,7 @@ export class InboxWatch implements EntryOwner {
   private idle(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.early.stop();
     this.controller?.abort();
     this.failing = undefined;
     this.linger = setTimeout(() => {
@@ -181,10 +222,19 @@ export class InboxWatch implements EntryOwner {
     entry.wait.onMarker(marker.event, marker.name);
   }
 
+  /** A live marker to its wait; a result teaches the schedule this device's answer time. */
+  private handLive(entry: Entry, marker: Marker, date: number): void {
+    if (marker.name === "COMMAND_COMPLETE" || marker.name === "COMMAND_FAULT") {
+      this.early.learn(entry.wait.since, date);
+      this.answered = true;
+    }
+    this.hand(entry, marker);
+  }
+
   private dispatch(marker: Marker, date: number, now: number): void {
     const byId = this.waits.withIdOf(marker);
     if (byId) {
-      this.hand(byId, marker);
+      this.handLive(byId, marker, date);
       return;
     }
     // A late marker of a wait that has ended belongs to nobody else.
@@ -192,7 +242,7 @@ export class InboxWatch implements EntryOwner {
     const named = namesSomeId(marker) || this.waits.hasIdShaped(marker);
     const oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
     if (oldest && oldest.wait.since <= date) {
-      this.hand(oldest, marker);
+      this.handLive(oldest, marker, date);
       return;
     }
     this.unclaimed.add(
@@ -220,15 +270,18 @@ export class InboxWatch implements EntryOwner {
       const due = this.finalDue();
       if (due) {
         this.pollAgain = false;
+        this.timerEarly = false;
         clearTimeout(this.timer);
         this.timer = setTimeout(() => void this.poll(), timerDelay(pause));
         return;
       }
     }
     if (this.timer !== undefined) return;
-    // Polls keep their cadence from the start of the previous one.
-    const wait = Math.max(0, this.lastStart + this.waits.interval() - now, pause);
-    this.timer = setTimeout(() => void this.poll(), timerDelay(wait));
+    // Polls keep their cadence from the start of the previous one (or of the first wait).
+    const due = Math.max(this.lastStart, this.anchor) + this.waits.interval();
+    this.timerEarly = this.options.pace === "fast" && this.early.next < due;
+    this.timerAt = Math.max(this.timerEarly ? this.early.next : due, now + pause);
+    this.timer = setTimeout(() => void this.poll(), timerDelay(this.timerAt - now));
   }
 
   /**
@@ -253,8 +306,18 @@ export class InboxWatch implements EntryOwner {
   private async poll(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    const early = this.timerEarly;
+    this.timerEarly = false;
     if (this.closed || this.polling || this.waits.count === 0) return;
+    if (early && !this.client.limiter.hasRoomForEarlyPoll()) {
+      // The lane is busy with due reads or commands wait: this inbox waits for its interval.
+      this.early.stop();
+      this.gaveWay++;
+      this.schedule();
+      return;
+    }
     this.polling = true;
+    this.answered = false;
     const started = performance.now();
     this.lastStart = started;
     const controller = new AbortController();
@@ -330,6 +393,7 @@ export class InboxWatch implements EntryOwner {
       }
       this.finishFinals(started, undefined);
       this.prune(now, need);
+      this.planEarly(started);
     } catch (caught) {
       if (controller.signal.aborted || this.isClosed()) return;
       const err = caught as EdgeError;
@@ -342,6 +406,8 @@ export class InboxWatch implements EntryOwner {
         return;
       }
       this.failing = err;
+      // A failed read is retried at the interval, as before: no early read hammers a failing server.
+      this.early.stop();
       // retryAfterMs is capped where it is parsed (retry.ts); the timer is clamped in schedule().
       this.pausedUntil =
         err.retryAfterMs !== undefined ? performance.now() + err.retryAfterMs : -Infinity;
@@ -354,6 +420,20 @@ export class InboxWatch implements EntryOwner {
       if (this.controller === controller) this.controller = undefined;
       this.polling = false;
       this.schedule();
+    }
+  }
+
+  /** After a read: the next early one, for the next pending command or a little later. */
+  private planEarly(started: number): void {
+    if (this.options.pace !== "fast") return;
+    const oldest = this.waits.oldest;
+    if (!oldest) {
+      this.early.stop();
+    } else if (this.answered) {
+      this.early.stop();
+      this.early.expect(oldest.wait.since, performance.now());
+    } else {
+      this.early.missed(started, this.waits.interval());
     }
   }
 
