@@ -54,7 +54,7 @@ export interface WatchHandle {
 export class InboxPoller {
   private readonly watches = new Map<string, InboxWatch>();
   /** Shared with every watch, so that the bench can switch the pace of a running account. */
-  private readonly options: PollerOptions = { pace: "fast" };
+  private readonly options: PollerOptions = { pace: "fast", accountAnswerMs: undefined };
 
   constructor(private readonly client: EdgeClient) {}
 

@@ -83,7 +83,7 @@ export class InboxWatch implements EntryOwner {
    * read is an early one, planned for the device's answer, not one made at once.
    */
   private anchor = -Infinity;
-  private readonly early = new ReadSchedule();
+  private readonly early: ReadSchedule;
   /** The timer set is for an early read, which gives way when the rate limiter has no room. */
   private timerEarly = false;
   /** Set while a poll handed out a COMPLETE or FAULT. */
@@ -107,8 +107,10 @@ export class InboxWatch implements EntryOwner {
     private readonly client: EdgeClient,
     private readonly inbox: InboxRef,
     private readonly onIdle: () => void,
-    private readonly options: PollerOptions = { pace: "fixed" },
-  ) {}
+    private readonly options: PollerOptions = { pace: "fixed", accountAnswerMs: undefined },
+  ) {
+    this.early = new ReadSchedule(options);
+  }
 
   /** The learned answer time of this inbox's device (tests, bench). */
   get expectedAnswerMs(): number | undefined {
@@ -133,8 +135,7 @@ export class InboxWatch implements EntryOwner {
     if (entry.active) {
       if (this.options.pace === "fast") {
         const now = performance.now();
-        if (first) this.anchor = now;
-        this.early.expect(wait.since, now);
+        if (this.early.expect(wait.since, now) && first) this.anchor = now;
         // An early read planned sooner than the timer set: the timer is set again.
         if (this.timer !== undefined && !this.polling && this.early.next < this.timerAt) {
           clearTimeout(this.timer);

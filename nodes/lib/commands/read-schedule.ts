@@ -8,6 +8,10 @@
 // only come sooner, and each resets the interval's cadence. Whether an early read may start at all
 // is the rate limiter's call (hasRoomForEarlyPoll): it gives way to due reads and to commands.
 //
+// Until a device has answered once, its pace is the account's (the smoothed answer time of all its
+// devices). Until the account has seen one result, the interval alone reads, exactly as before:
+// nothing is known to plan for, and a guess would read every new inbox at 50 ms for nothing.
+//
 // Server dates (a command's creation, a marker's) are compared with Date.now(): a clock that is
 // off only moves the first read, which is clamped, and the growing gaps still find the result.
 
@@ -17,9 +21,11 @@ export type ReadPace = "fast" | "fixed";
 /** What the account's poller shares with its inbox watches; the bench switches the pace. */
 export interface PollerOptions {
   pace: ReadPace;
+  /** Smoothed answer time over the account's devices: the pace of a device not heard yet. */
+  accountAnswerMs: number | undefined;
 }
 
-/** The first gap when the device's answer time is not known yet, and after a missed read. */
+/** The first gap after a read that found no result. */
 export const FIRST_GAP_MS = 50;
 /** Read this long after the expected answer: a device a few ms late is still found at once. */
 const MARGIN_MS = 15;
@@ -37,23 +43,25 @@ export class ReadSchedule {
   private lastResult = -Infinity;
   private gap = FIRST_GAP_MS;
 
+  constructor(private readonly options: PollerOptions) {}
+
   /** The learned answer time (for tests and the bench). */
   get expectedAnswerMs(): number | undefined {
     return this.answerMs;
   }
 
   /**
-   * A command created at `since` (server ms) is pending: read just after its expected answer, or
-   * FIRST_GAP_MS from now while this device's pace is unknown. An earlier plan stays.
+   * A command created at `since` (server ms) is pending: read just after its expected answer. An
+   * earlier plan stays. False when no pace is known yet: the interval alone reads.
    */
-  expect(since: number, now: number): void {
-    let delay = FIRST_GAP_MS;
-    if (this.answerMs !== undefined) {
-      const start = Math.max(since, this.lastResult);
-      delay = Math.min(MAX_ANSWER_MS, Math.max(0, start + this.answerMs + MARGIN_MS - Date.now()));
-    }
+  expect(since: number, now: number): boolean {
+    const answerMs = this.answerMs ?? this.options.accountAnswerMs;
+    if (answerMs === undefined) return false;
+    const start = Math.max(since, this.lastResult);
+    const delay = Math.min(MAX_ANSWER_MS, Math.max(0, start + answerMs + MARGIN_MS - Date.now()));
     this.next = Math.min(this.next, now + delay);
     this.gap = FIRST_GAP_MS;
+    return true;
   }
 
   /** A result created at `date` answered a command created at `since` (server ms). */
@@ -61,8 +69,8 @@ export class ReadSchedule {
     const ms = date - Math.max(since, this.lastResult);
     if (date > this.lastResult) this.lastResult = date;
     if (!(ms >= 0 && ms <= MAX_ANSWER_MS)) return;
-    this.answerMs =
-      this.answerMs === undefined ? ms : this.answerMs + WEIGHT * (ms - this.answerMs);
+    this.answerMs = smooth(this.answerMs, ms);
+    this.options.accountAnswerMs = smooth(this.options.accountAnswerMs, ms);
   }
 
   /**
@@ -84,4 +92,8 @@ export class ReadSchedule {
     this.next = Infinity;
     this.gap = FIRST_GAP_MS;
   }
+}
+
+function smooth(old: number | undefined, ms: number): number {
+  return old === undefined ? ms : old + WEIGHT * (ms - old);
 }
