@@ -35,6 +35,13 @@ import { UnclaimedMarkers } from "./unclaimed-markers";
 
 const FIRST_PAGE = 100;
 const NEXT_PAGE = 500;
+/**
+ * The first page of a read that follows a quiet one: most reads of an inbox with a pending wait
+ * find nothing new or a marker or two, and parsing 100 old events was most of a quiet read's cost.
+ * When the small page is all new, the read starts again from the top with FIRST_PAGE: a burst
+ * costs one small request more, and is read exactly as before.
+ */
+const QUIET_PAGE = 10;
 /** The largest capacity the service allowed a stream: no poll reads more than this. */
 const MAX_EVENTS_PER_POLL = 100_000;
 /** Unclaimed markers, the ids of events read and of ended waits are kept this long. */
@@ -96,6 +103,8 @@ export class InboxWatch implements EntryOwner {
   private pauseError: EdgeError | undefined;
   private failing: EdgeError | undefined;
   private controller: AbortController | undefined;
+  /** The last read found fewer than QUIET_PAGE new events: the next one starts small. */
+  private quiet = false;
   private finals = 0;
   private closed = false;
   /** performance.now() the timer is set for. */
@@ -330,7 +339,7 @@ export class InboxWatch implements EntryOwner {
       const fresh: DeviceEvent[] = [];
       const inPoll = new Set<string>();
       let start = 0;
-      let limit = FIRST_PAGE;
+      let limit = this.quiet && !deep ? QUIET_PAGE : FIRST_PAGE;
       let reachedOld = false;
       let reachedPrevious = false;
       let end = false;
@@ -347,6 +356,14 @@ export class InboxWatch implements EntryOwner {
           if (dateOf(e) < need) reachedOld = true;
           else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
           else fresh.push(e);
+          // Newest first: what follows was read before, or is older than every wait. A quiet read
+          // stops here, at no cost per event left on the page.
+          if (reachedOld || reachedPrevious) break;
+        }
+        if (limit === QUIET_PAGE && !reachedOld && !reachedPrevious && events.length > 0) {
+          // All new: a burst. Read it as a read that is not quiet would, from the top.
+          limit = FIRST_PAGE;
+          continue;
         }
         start += events.length;
         // Only an empty page is the end of the stream. A page shorter than `limit` is not: a
@@ -363,6 +380,7 @@ export class InboxWatch implements EntryOwner {
         limit = NEXT_PAGE;
       }
       if (controller.signal.aborted) return;
+      this.quiet = fresh.length < QUIET_PAGE;
       const now = Date.now();
       const overrun =
         !reachedOld && !reachedPrevious && (!end || (!deep && this.newestRead >= need));
