@@ -199,13 +199,16 @@ export class RateLimiter {
 
   /**
    * True when an early poll (one that could as well wait for its interval: the await node's fast
-   * reads) may start now without delaying anything else: nothing waits in either lane, a slot stays
-   * free for a command, and at most half of the poll lane's budget of the last second is used, the
-   * other half kept for the reads that are due. Early polls ask this and give way when it is false.
+   * reads) may start now without delaying anything else: no poll waits, a slot stays free for the
+   * next command (commands that wait only for the normal lane's window need no more: that window
+   * lets one start at a time, and an early poll takes nothing from it), and at most half of the
+   * poll lane's budget of the last second is used, the other half kept for the reads that are due.
+   * Early polls ask this and give way when it is false.
    */
   hasRoomForEarlyPoll(): boolean {
-    if (this.queued > 0) return false;
-    if (this.active >= Math.max(1, this.limit.concurrent - 1)) return false;
+    if (this.lanes.poll.queue.size > 0) return false;
+    const keep = this.limit.concurrent > 1 || this.lanes.normal.queue.size > 0 ? 2 : 1;
+    if (this.limit.concurrent - this.active < keep) return false;
     const budget = this.limit.pollPerSecond;
     return budget <= 0 || this.lanes.poll.window.usedIn(performance.now()) * 2 < budget;
   }

@@ -194,6 +194,7 @@ export class InboxWatch implements EntryOwner {
     clearTimeout(this.linger);
     this.timer = undefined;
     this.controller?.abort();
+    this.controller = undefined;
   }
 
   /** No wait left: stop polling, but keep what was read for a while (a wait may start soon). */
@@ -202,6 +203,7 @@ export class InboxWatch implements EntryOwner {
     this.timer = undefined;
     this.early.stop();
     this.controller?.abort();
+    this.controller = undefined;
     this.failing = undefined;
     this.linger = setTimeout(() => {
       if (this.waits.count === 0) this.onIdle();
@@ -330,8 +332,9 @@ export class InboxWatch implements EntryOwner {
     this.answered = false;
     const started = performance.now();
     this.lastStart = started;
-    const controller = new AbortController();
-    this.controller = controller;
+    // One controller for every read until one is aborted (idle, close): a new one per read cost
+    // more than the rest of a quiet read's own work.
+    const controller = (this.controller ??= new AbortController());
     const oldest = this.waits.oldest;
     const need = Math.max(oldest ? oldest.wait.since : Infinity, this.horizon);
     const deep = this.coveredFrom > need;
@@ -436,7 +439,6 @@ export class InboxWatch implements EntryOwner {
       });
       this.finishFinals(started, err);
     } finally {
-      if (this.controller === controller) this.controller = undefined;
       this.polling = false;
       this.schedule();
     }
