@@ -232,7 +232,7 @@ async function quietReads(sim, red, runId, devices, ms) {
 
 async function measure({ quick, only }) {
   const pairs = quick ? 2 : 5;
-  const perCase = quick ? 3 : 10;
+  const perCase = quick ? 3 : 6;
   const cases = ["oneAtATime", "burst", "thousand", "quiet"].filter(
     (c) => !only || only.includes(c),
   );
