@@ -11,7 +11,7 @@ const path = require("node:path");
 const { machine } = require("./lib/stats");
 const { table } = require("./lib/format");
 
-const SECTIONS = ["commands", "waiting", "watching", "reading", "load"];
+const SECTIONS = ["commands", "waiting", "latency", "watching", "reading", "load"];
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));

@@ -15,6 +15,7 @@ export interface AccountDef extends NodeDef {
   timeout?: number | string;
   retries?: number | string;
   rate?: number | string;
+  pollRate?: number | string;
   concurrency?: number | string;
   queue?: number | string;
   maxPayload?: number | string;
@@ -43,6 +44,16 @@ function setting(value: number | string | undefined, range: Required<Range>): nu
   return typeof n === "number" && Number.isInteger(n) && n >= range.min ? n : range.default;
 }
 
+/**
+ * The poll lane's reads per second. Blank leaves it to the rate limiter: 100, or no limit on an
+ * account whose Requests/s is 0, as before the setting existed.
+ */
+function pollRate(def: Partial<AccountDef>): number | undefined {
+  const blank =
+    def.pollRate === undefined || (typeof def.pollRate === "string" && def.pollRate.trim() === "");
+  return blank ? undefined : setting(def.pollRate, ACCOUNT_RANGES.pollRate);
+}
+
 export function settingsOf(
   RED: NodeAPI,
   def: Partial<AccountDef>,
@@ -67,6 +78,7 @@ export function settingsOf(
       perSecond: setting(def.rate, ACCOUNT_RANGES.rate),
       concurrent: setting(def.concurrency, ACCOUNT_RANGES.concurrency),
       queueMax: setting(def.queue, ACCOUNT_RANGES.queue),
+      pollPerSecond: pollRate(def),
     },
     maxPayloadBytes: setting(def.maxPayload, ACCOUNT_RANGES.maxPayload),
     maxResponseBytes: setting(def.maxAnswer, ACCOUNT_RANGES.maxAnswer),

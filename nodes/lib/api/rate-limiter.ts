@@ -38,8 +38,9 @@ export const DEFAULT_RATE_LIMIT: RateLimit = {
 /**
  * The poll lane's 100 reads a second let 100 devices with pending waits each be read once a
  * second (the await node's default interval) beside the 20 commands a second of the normal lane.
+ * The account's "Polls/s" setting changes it (edge-account, ranges.ts).
  */
-const DEFAULT_POLLS_PER_SECOND = 100;
+export const DEFAULT_POLLS_PER_SECOND = 100;
 
 export type Lane = "normal" | "poll";
 
@@ -86,6 +87,18 @@ class StartWindow {
     this.starts[this.oldest] = now;
     this.oldest = (this.oldest + 1) % this.starts.length;
     return true;
+  }
+
+  /** Starts in the second before `now`: walks back from the newest, so it costs what it counts. */
+  usedIn(now: number): number {
+    const n = this.starts.length;
+    let used = 0;
+    for (let i = 1; i <= n; i++) {
+      const s = this.starts[(this.oldest - i + n) % n] as number;
+      if (now - s >= 1000) break;
+      used++;
+    }
+    return used;
   }
 
   /** Milliseconds until the window has room (0 when it has). */
@@ -182,6 +195,22 @@ export class RateLimiter {
   /** Requests waiting for a slot in one lane. */
   queuedIn(lane: Lane): number {
     return this.lanes[lane].queue.size;
+  }
+
+  /**
+   * True when an early poll (one that could as well wait for its interval: the await node's fast
+   * reads) may start now without delaying anything else: no poll waits, a slot stays free for the
+   * next command (commands that wait only for the normal lane's window need no more: that window
+   * lets one start at a time, and an early poll takes nothing from it), and at most half of the
+   * poll lane's budget of the last second is used, the other half kept for the reads that are due.
+   * Early polls ask this and give way when it is false.
+   */
+  hasRoomForEarlyPoll(): boolean {
+    if (this.lanes.poll.queue.size > 0) return false;
+    const keep = this.limit.concurrent > 1 || this.lanes.normal.queue.size > 0 ? 2 : 1;
+    if (this.limit.concurrent - this.active < keep) return false;
+    const budget = this.limit.pollPerSecond;
+    return budget <= 0 || this.lanes.poll.window.usedIn(performance.now()) * 2 < budget;
   }
 
   /** A slot at once, or undefined when the caller would have to wait (then use acquire()). */

@@ -9,6 +9,7 @@ import type { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
 import { InboxWatch } from "./inbox-watch";
 import type { MarkerName } from "./markers";
+import type { PollerOptions, ReadPace } from "./read-schedule";
 
 /** An inbox by stream id or, through the documented fall-back, by stream path. */
 export interface InboxRef {
@@ -52,17 +53,40 @@ export interface WatchHandle {
 /** Owned by the account: every inbox being watched through it. */
 export class InboxPoller {
   private readonly watches = new Map<string, InboxWatch>();
+  /** Shared with every watch, so that the bench can switch the pace of a running account. */
+  private readonly options: PollerOptions = { pace: "fast", accountAnswerMs: undefined };
 
   constructor(private readonly client: EdgeClient) {}
+
+  /** "fast" (the default): reads follow the commands; "fixed": the interval alone, the bench's peer. */
+  get pace(): ReadPace {
+    return this.options.pace;
+  }
+
+  set pace(pace: ReadPace) {
+    this.options.pace = pace;
+  }
+
+  /** Early reads that gave way to a busy rate limiter, over every inbox (tests, bench). */
+  get gaveWay(): number {
+    let n = 0;
+    for (const w of this.watches.values()) n += w.gaveWay;
+    return n;
+  }
 
   /** Starts delivering the inbox's markers to `wait`, first those read before it started. */
   watch(inbox: InboxRef, wait: Wait): WatchHandle {
     const key = inbox.streamId !== undefined ? `id:${inbox.streamId}` : `path:${inbox.path ?? ""}`;
     let w = this.watches.get(key);
     if (!w) {
-      const created = new InboxWatch(this.client, inbox, () => {
-        if (this.watches.get(key) === created) this.watches.delete(key);
-      });
+      const created = new InboxWatch(
+        this.client,
+        inbox,
+        () => {
+          if (this.watches.get(key) === created) this.watches.delete(key);
+        },
+        this.options,
+      );
       this.watches.set(key, created);
       w = created;
     }

@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   DEFAULT_TIMEOUT_MS,
 } from "../api/account-settings";
-import { DEFAULT_RATE_LIMIT } from "../api/rate-limiter";
+import { DEFAULT_POLLS_PER_SECOND, DEFAULT_RATE_LIMIT } from "../api/rate-limiter";
 import { DEFAULT_RETRY } from "../api/retry";
 import { MAX_TIMER_MS } from "../api/timer-delay";
 
@@ -22,6 +22,8 @@ export const ACCOUNT_RANGES = {
   timeout: { min: 1, max: MAX_TIMER_MS, default: DEFAULT_TIMEOUT_MS },
   retries: { min: 0, max: 10, default: DEFAULT_RETRY.retries },
   rate: { min: 0, max: 100_000, default: DEFAULT_RATE_LIMIT.perSecond },
+  /** Blank: 100, or no limit when `rate` is 0 (an account without a rate limit). */
+  pollRate: { min: 0, max: 100_000, default: DEFAULT_POLLS_PER_SECOND },
   concurrency: { min: 1, max: 1000, default: DEFAULT_RATE_LIMIT.concurrent },
   queue: { min: 0, max: 1_000_000, default: DEFAULT_RATE_LIMIT.queueMax },
   maxPayload: { min: 1, max: 64 * 1024 * 1024, default: DEFAULT_MAX_PAYLOAD_BYTES },
