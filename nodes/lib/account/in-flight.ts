@@ -75,8 +75,9 @@ function shortElems(elems: unknown, redact: (text: string) => string): string {
   if (elems === undefined) return "";
   let text: string;
   try {
-    // undefined for a function or a symbol: String() keeps it a text.
-    text = String(JSON.stringify(elems));
+    // undefined for a function or a symbol, although typed string.
+    const json: string | undefined = JSON.stringify(elems);
+    text = json ?? "";
   } catch {
     // Circular or a BigInt: the wait is still listed.
     text = "…";
