@@ -75,9 +75,8 @@ function shortElems(elems: unknown, redact: (text: string) => string): string {
   if (elems === undefined) return "";
   let text: string;
   try {
-    // undefined for a function or a symbol, although typed string.
-    const json: string | undefined = JSON.stringify(elems);
-    text = json ?? "";
+    // JSON.stringify gives undefined (typed string) for these two.
+    text = typeof elems === "function" || typeof elems === "symbol" ? "" : JSON.stringify(elems);
   } catch {
     // Circular or a BigInt: the wait is still listed.
     text = "…";
