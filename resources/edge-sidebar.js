@@ -46,21 +46,24 @@
       });
   }
 
-  function table(headers) {
-    var t = $('<table class="red-ui-info-table edge-sidebar-table"></table>');
-    var tr = $("<tr></tr>").appendTo(t);
-    headers.forEach(function (h) {
-      $("<th></th>").text(_(h)).appendTo(tr);
+  /** A compact row: the sidebar is narrow, so each wait or watch is a block of short lines. */
+  function line(parts) {
+    var div = $('<div class="edge-sidebar-line"></div>');
+    parts.forEach(function (part, i) {
+      if (i > 0) div.append(" · ");
+      if (part instanceof $) div.append(part);
+      else $("<span></span>").text(part).appendTo(div);
     });
-    return t;
+    return div;
   }
 
-  function cell(tr, value) {
-    var td = $("<td></td>").appendTo(tr);
-    if (value instanceof $) td.append(value);
-    else td.text(value === undefined || value === null ? "" : String(value));
-    return td;
+  function labelled(key, value) {
+    return _(key) + " " + value;
   }
+
+  var BLOCK_STYLE =
+    "border-bottom: 1px solid var(--red-ui-secondary-border-color, #ddd); padding: 4px 0; " +
+    "overflow-wrap: anywhere";
 
   function cancel(body) {
     $.ajax({
@@ -76,7 +79,7 @@
       });
   }
 
-  function healthOf(account, now) {
+  function healthOf(account) {
     var h = account.health;
     var t = $('<table class="red-ui-info-table edge-sidebar-health"></table>');
     function row(key, value) {
@@ -87,10 +90,7 @@
     row("perSecond", h.perSecond + " / " + (h.limit > 0 ? h.limit : "∞"));
     row("inFlight", h.inFlight + " / " + h.concurrent);
     row("queued", h.queued + " / " + h.queueMax);
-    row(
-      "last429",
-      h.last429 ? span(h.last429.ms) + " (" + span(now - h.last429.at) + ")" : _("none"),
-    );
+    row("last429", h.last429 ? span(h.last429.ms) + ", " + time(h.last429.at) : _("none"));
     row(
       "lastError",
       h.lastError
@@ -110,7 +110,7 @@
     if (!p || p.total === 0) return box.append($("<p></p>").text(_("noWaits")));
     var shown = 0;
     p.devices.forEach(function (d) {
-      var head = $('<div class="edge-sidebar-device"></div>').appendTo(box);
+      var head = $('<div class="edge-sidebar-device" style="margin-top: 6px"></div>').appendTo(box);
       $("<b></b>").text(d.device).appendTo(head);
       $("<span></span>")
         .text(" · " + _("waits", { count: d.count }) + " ")
@@ -123,26 +123,37 @@
           cancel({ account: account.id, device: d.device });
         })
         .appendTo(head);
-      if (d.rows.length === 0) return;
-      var t = table(["command", "elems", "age", "deadline", "ttl", "nodes", ""]).appendTo(box);
       d.rows.forEach(function (r) {
         shown++;
-        var tr = $('<tr class="edge-sidebar-wait"></tr>').attr("data-wait", r.id).appendTo(t);
-        cell(tr, (r.commandId || "-") + (r.restored ? " (" + _("restored") + ")" : ""));
-        cell(tr, r.elems).addClass("edge-sidebar-elems");
-        cell(tr, span(now - r.startedAt));
-        cell(tr, time(r.deadline) + " (" + span(r.deadline - now) + ")");
-        cell(tr, r.ttl ? span(r.ttl) : "-");
-        cell(tr, nodeLink(r.node));
-        cell(
-          tr,
-          $(
-            '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel"></button>',
-          )
-            .text(_("cancel"))
-            .on("click", function () {
-              cancel({ account: account.id, wait: r.id });
-            }),
+        var row = $('<div class="edge-sidebar-wait"></div>')
+          .attr("data-wait", r.id)
+          .attr("style", BLOCK_STYLE + "; padding-left: 10px")
+          .appendTo(box);
+        var cancelButton = $(
+          '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel" style="float: right"></button>',
+        )
+          .text(_("cancel"))
+          .on("click", function () {
+            cancel({ account: account.id, wait: r.id });
+          });
+        row.append(cancelButton);
+        row.append(
+          line([$("<code></code>").text(r.commandId || "-"), nodeLink(r.node)]).append(
+            r.restored ? " (" + _("restored") + ")" : "",
+          ),
+        );
+        if (r.elems)
+          row.append(
+            $('<div class="edge-sidebar-elems"></div>').append(
+              $('<code style="white-space: normal; overflow-wrap: anywhere"></code>').text(r.elems),
+            ),
+          );
+        row.append(
+          line([
+            labelled("age", span(now - r.startedAt)),
+            labelled("deadline", time(r.deadline) + " (" + span(r.deadline - now) + ")"),
+            labelled("ttl", r.ttl ? span(r.ttl) : "-"),
+          ]),
         );
       });
     });
@@ -154,42 +165,40 @@
     var box = $("<div></div>");
     var w = account.watches;
     if (!w || w.rows.length === 0) return box.append($("<p></p>").text(_("noWatches")));
-    var t = table([
-      "stream",
-      "nodes",
-      "interval",
-      "lastRead",
-      "lastEvent",
-      "lag",
-      "delivered",
-      "gaps",
-      "state",
-    ]).appendTo(box);
     w.rows.forEach(function (r) {
-      var tr = $('<tr class="edge-sidebar-watch"></tr>').appendTo(t);
-      cell(tr, r.stream);
+      var row = $('<div class="edge-sidebar-watch"></div>')
+        .attr("style", BLOCK_STYLE)
+        .appendTo(box);
       var nodes = $("<span></span>");
       r.nodes.forEach(function (id, i) {
         if (i > 0) nodes.append(", ");
         nodes.append(nodeLink(id));
       });
-      cell(tr, nodes);
-      cell(tr, r.intervalMs ? span(r.intervalMs) : "-");
-      cell(tr, r.lastRead ? time(r.lastRead) : _("none"));
-      cell(tr, r.lastEvent ? time(r.lastEvent) : _("none"));
-      // How late the next read is against the watch's interval.
-      cell(
-        tr,
-        r.lastRead && r.state === "reading"
-          ? span(Math.max(0, now - r.lastRead - r.intervalMs))
-          : "-",
+      row.append(line([$("<code></code>").text(r.stream), nodes]));
+      row.append(
+        line([
+          labelled("interval", r.intervalMs ? span(r.intervalMs) : "-"),
+          labelled("lastRead", r.lastRead ? time(r.lastRead) : _("none")),
+          labelled("lastEvent", r.lastEvent ? time(r.lastEvent) : _("none")),
+          // How late the next read is against the watch's interval.
+          labelled(
+            "lag",
+            r.lastRead && r.state === "reading"
+              ? span(Math.max(0, now - r.lastRead - r.intervalMs))
+              : "-",
+          ),
+        ]),
       );
-      cell(tr, r.delivered);
-      cell(tr, r.gaps);
       var why = r.reason
         ? " (" + r.reason.code + (r.reason.status ? " " + r.reason.status : "") + ")"
         : "";
-      cell(tr, _(r.state) + why).addClass("edge-sidebar-state");
+      row.append(
+        line([
+          labelled("delivered", r.delivered),
+          labelled("gaps", r.gaps),
+          $('<span class="edge-sidebar-state"></span>').text(_(r.state) + why),
+        ]),
+      );
     });
     if (w.total > w.rows.length)
       box.append($("<p></p>").text(_("more", { count: w.total - w.rows.length })));
@@ -215,7 +224,7 @@
         return;
       }
       $("<h4></h4>").text(_("health")).appendTo(section);
-      section.append(healthOf(account, now));
+      section.append(healthOf(account));
       $("<h4></h4>").text(_("pending")).appendTo(section);
       section.append(pendingOf(account, now));
       $("<h4></h4>").text(_("watches")).appendTo(section);

@@ -115,7 +115,7 @@ describe("the edge devices sidebar in a browser", function () {
     const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" });
     await device.waitFor();
     assert.match(await device.innerText(), /1 waiting/);
-    assert.match(await wait.innerText(), /\d+ s/);
+    assert.match(await wait.innerText(), /Age \d+ s · Deadline .* · TTL 10 min/);
     const watch = page.locator(".edge-sidebar-watch", { hasText: "/demo/telemetry" });
     await watch.waitFor();
     assert.match(await watch.innerText(), /reading|backing off/);
