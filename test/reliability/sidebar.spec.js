@@ -252,4 +252,37 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
       anonymous.close();
     }
   });
+
+  it("stops publishing once the subscribes stop", async function () {
+    const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
+    const got = [];
+    let authed = false;
+    ws.on("message", (d) => {
+      for (const m of [JSON.parse(String(d))].flat()) {
+        if (m.auth === "ok") authed = true;
+        if (m.topic === "edgewire/sidebar") got.push(m);
+      }
+    });
+    await new Promise((resolve) => ws.on("open", resolve));
+    ws.send(JSON.stringify({ auth: reader }));
+    await waitFor(() => authed, { what: "the login" });
+    try {
+      // The last subscribe was in the test before; the runtime publishes for 15 s after it.
+      await waitFor(
+        async () => {
+          got.length = 0;
+          const row = (await (await get(admin)).json()).accounts[0].pending.devices[0].rows[0];
+          await post("cancel", admin, { account: "acc", wait: row.id });
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return got.length === 0;
+        },
+        { timeoutMs: 30000, intervalMs: 0, what: "no snapshot published after a change" },
+      );
+      // And a subscribe starts it again.
+      assert.equal((await post("subscribe", reader)).status, 200);
+      await waitFor(() => got.length > 0, { timeoutMs: 5000, what: "a snapshot again" });
+    } finally {
+      ws.close();
+    }
+  });
 });
