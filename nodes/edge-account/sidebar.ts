@@ -51,6 +51,14 @@ export interface Snapshot {
   accounts: AccountSnapshot[];
 }
 
+/** Stream paths are the user's, but a token typed into one must not reach a reader either. */
+function watchesOf(
+  list: { total: number; rows: WatchView[] },
+  redact: (text: string) => string,
+): { total: number; rows: WatchView[] } {
+  return { total: list.total, rows: list.rows.map((w) => ({ ...w, stream: redact(w.stream) })) };
+}
+
 function accountSnapshot(node: AccountNode): AccountSnapshot {
   const base = { id: node.id, name: node.name ?? "", fleet: null };
   const services = node.services;
@@ -69,7 +77,7 @@ function accountSnapshot(node: AccountNode): AccountSnapshot {
       queueMax: limits.queueMax,
     },
     pending: pendingOf(node.id, redact),
-    watches: services.watcher.list(),
+    watches: watchesOf(services.watcher.list(), redact),
   };
 }
 
