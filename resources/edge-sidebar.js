@@ -216,8 +216,9 @@
       var section = $('<div class="edge-sidebar-account"></div>')
         .attr("data-account", account.id)
         .appendTo(content);
+      // The account is a config node, not on any tab: nothing to reveal.
       $("<h3></h3>")
-        .append(nodeLink(account.id).text(account.name || account.id))
+        .text(account.name || account.id)
         .appendTo(section);
       if (account.configError) {
         section.append($("<p></p>").text(_("configError", { code: account.configError })));
@@ -274,7 +275,10 @@
     });
     // Heartbeats only while the tab is shown: the runtime stops publishing soon after.
     setInterval(function () {
-      if (visible()) beat();
+      if (!visible()) return;
+      beat();
+      // Shown without a click (the tab was open when the editor loaded): the first snapshot.
+      if (!last) refresh();
     }, BEAT_MS);
     setInterval(function () {
       if (visible() && last) render(last);

@@ -94,20 +94,22 @@ export function pendingOf(accountId: string, redact: (text: string) => string): 
   let total = 0;
   const devices = new Map<string, { count: number; oldest: number }>();
   // The oldest MAX_ROWS so far, oldest first: a wait younger than the last is passed over.
-  const oldest: { source: AwaitSource; wait: PendingWait; view: WaitView }[] = [];
+  // Per wait only its device and start are read: the rest is described for the rows shown.
+  const oldest: { source: AwaitSource; wait: PendingWait; started: number }[] = [];
   for (const [source, wait] of waitsOf(accountId)) {
     total++;
-    const view = wait.describe();
-    const d = devices.get(view.device);
+    const started = wait.started;
+    const device = wait.device();
+    const d = devices.get(device);
     if (d) {
       d.count++;
-      d.oldest = Math.min(d.oldest, view.startedAt);
-    } else devices.set(view.device, { count: 1, oldest: view.startedAt });
+      if (started < d.oldest) d.oldest = started;
+    } else devices.set(device, { count: 1, oldest: started });
     const last = oldest.at(-1);
-    if (oldest.length >= MAX_ROWS && last && last.view.startedAt <= view.startedAt) continue;
+    if (oldest.length >= MAX_ROWS && last && last.started <= started) continue;
     let i = oldest.length;
-    while (i > 0 && (oldest[i - 1]?.view.startedAt ?? 0) > view.startedAt) i--;
-    oldest.splice(i, 0, { source, wait, view });
+    while (i > 0 && (oldest[i - 1]?.started ?? 0) > started) i--;
+    oldest.splice(i, 0, { source, wait, started });
     if (oldest.length > MAX_ROWS) oldest.pop();
   }
   const listed = [...devices.entries()]
@@ -120,7 +122,8 @@ export function pendingOf(accountId: string, redact: (text: string) => string): 
       rows: [] as WaitRow[],
     }));
   const byDevice = new Map(listed.map((d) => [d.device, d]));
-  for (const { source, wait, view } of oldest) {
+  for (const { source, wait } of oldest) {
+    const view = wait.describe();
     const device = redact(view.device);
     byDevice.get(device)?.rows.push({
       id: `${source.nodeId}:${numberOf(wait)}`,

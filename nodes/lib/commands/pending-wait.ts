@@ -166,16 +166,25 @@ export class PendingWait implements Wait {
     if (!this.ended) this.handle?.finalRead();
   }
 
-  /** What the editor's sidebar lists; computed only when it asks. */
-  describe(): WaitView {
+  /** Wall clock ms of the start: the sidebar's order, read for every wait while it is open. */
+  get started(): number {
+    return this.startedAt;
+  }
+
+  /** The device, as the sidebar groups by it: the command's, else its inbox's. */
+  device(): string {
     const command = this.msg.command as Partial<CommandRef> | undefined;
+    return typeof command?.device === "string" && command.device
+      ? command.device
+      : deviceOfInbox(this.inbox);
+  }
+
+  /** What the editor's sidebar lists of the waits it shows; computed only when it asks. */
+  describe(): WaitView {
     const payload: unknown = this.msg.payload;
     return {
       commandId: this.commandId,
-      device:
-        typeof command?.device === "string" && command.device
-          ? command.device
-          : deviceOfInbox(this.inbox),
+      device: this.device(),
       elems:
         typeof payload === "object" && payload !== null
           ? (payload as { elems?: unknown }).elems

@@ -14,19 +14,22 @@ const TOKEN = "secret-token-0123456789";
 const redact = (text) => text.split(TOKEN).join("[redacted]");
 
 /** A stand-in for a PendingWait: what in-flight.ts calls. */
-function wait(view) {
+function wait(props) {
+  const view = {
+    commandId: "c",
+    device: "dev",
+    elems: undefined,
+    startedAt: 0,
+    deadline: 1000,
+    ttl: undefined,
+    restored: false,
+    ...props,
+  };
   return {
     cancelled: false,
-    describe: () => ({
-      commandId: "c",
-      device: "dev",
-      elems: undefined,
-      startedAt: 0,
-      deadline: 1000,
-      ttl: undefined,
-      restored: false,
-      ...view,
-    }),
+    started: view.startedAt,
+    device: () => view.device,
+    describe: () => view,
     cancel() {
       this.cancelled = true;
     },
