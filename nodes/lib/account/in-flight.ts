@@ -96,21 +96,27 @@ export function pendingOf(accountId: string, redact: (text: string) => string): 
   // The oldest MAX_ROWS so far, oldest first: a wait younger than the last is passed over.
   // Per wait only its device and start are read: the rest is described for the rows shown.
   const oldest: { source: AwaitSource; wait: PendingWait; started: number }[] = [];
-  for (const [source, wait] of waitsOf(accountId)) {
-    total++;
-    const started = wait.started;
-    const device = wait.device();
-    const d = devices.get(device);
-    if (d) {
-      d.count++;
-      if (started < d.oldest) d.oldest = started;
-    } else devices.set(device, { count: 1, oldest: started });
-    const last = oldest.at(-1);
-    if (oldest.length >= MAX_ROWS && last && last.started <= started) continue;
-    let i = oldest.length;
-    while (i > 0 && (oldest[i - 1]?.started ?? 0) > started) i--;
-    oldest.splice(i, 0, { source, wait, started });
-    if (oldest.length > MAX_ROWS) oldest.pop();
+  // Plain loops, not waitsOf(): no generator step and no pair allocated per wait at every snapshot.
+  for (const source of sources) {
+    if (source.accountId !== accountId) continue;
+    for (const set of source.bySignal.values()) {
+      for (const wait of set) {
+        total++;
+        const started = wait.started;
+        const device = wait.device();
+        const d = devices.get(device);
+        if (d) {
+          d.count++;
+          if (started < d.oldest) d.oldest = started;
+        } else devices.set(device, { count: 1, oldest: started });
+        const last = oldest.at(-1);
+        if (oldest.length >= MAX_ROWS && last && last.started <= started) continue;
+        let i = oldest.length;
+        while (i > 0 && (oldest[i - 1]?.started ?? 0) > started) i--;
+        oldest.splice(i, 0, { source, wait, started });
+        if (oldest.length > MAX_ROWS) oldest.pop();
+      }
+    }
   }
   const listed = [...devices.entries()]
     .sort((a, b) => a[1].oldest - b[1].oldest)
