@@ -1,9 +1,10 @@
 // The editor's "edge devices" sidebar (resources/edge-sidebar.js): what each deployed account has
 // in flight. GET /edge-account/sidebar answers the first snapshot; while an editor has the tab
 // open it POSTs /edge-account/sidebar/subscribe every few seconds, and for as long as those come
-// the runtime publishes the snapshot over the editor's comms (TOPIC) when it changed, at most
-// every PUBLISH_MS. Without a subscriber no timer runs and nothing is built. POST
-// /edge-account/sidebar/cancel ends one wait, or all of a device's, as msg.reset would.
+// the runtime publishes the snapshot over the editor's comms (TOPIC, to the connections of users
+// who may read it: sidebar-readers.ts) when it changed, at most every PUBLISH_MS. Without a
+// subscriber no timer runs and nothing is built. POST /edge-account/sidebar/cancel ends one wait,
+// or all of a device's, as msg.reset would.
 //
 // Reading needs edge-account.read, cancelling edge-account.write; both POSTs take JSON from the
 // editor's own pages only (admin-guard.ts). A snapshot holds counts, dates, codes and node ids:
@@ -18,6 +19,7 @@ import type { AccountNode } from "../lib/account/lookup";
 import type { WatchView } from "../lib/events/stream-watcher";
 import type { Translate } from "../lib/node-red/i18n";
 import { editorOnly } from "./admin-guard";
+import { SidebarReaders } from "./sidebar-readers";
 
 /** The comms topic the sidebar subscribes to: the package's own. */
 export const TOPIC = "edgewire/sidebar";
@@ -82,6 +84,7 @@ function accountSnapshot(node: AccountNode): AccountSnapshot {
 }
 
 export function registerSidebar(RED: NodeAPI, t: Translate): void {
+  const readers = new SidebarReaders(RED);
   let lastBeat = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let published = "";
@@ -103,12 +106,14 @@ export function registerSidebar(RED: NodeAPI, t: Translate): void {
       published = "";
       return;
     }
+    // Nobody connected who may read it: nothing to build.
+    if (readers.size === 0) return;
     const snap = snapshot();
     // Unchanged but for its time: not sent again (the editor counts ages itself).
     const text = JSON.stringify(snap.accounts);
     if (text === published) return;
     published = text;
-    RED.comms.publish(TOPIC, snap, false);
+    readers.publish(TOPIC, snap);
   }
 
   const mayRead = RED.auth.needsPermission("edge-account.read");

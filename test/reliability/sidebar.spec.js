@@ -37,6 +37,8 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
     { username: "admin", password: "admin-pass", permissions: "*" },
     { username: "reader", password: "reader-pass", permissions: "read" },
     { username: "flows", password: "flows-pass", permissions: ["flows.read"] },
+    // Admitted to the editor's comms (status.read), but not to the account.
+    { username: "status", password: "status-pass", permissions: ["status.read"] },
   ];
   const json = { "content-type": "application/json" };
   const get = (token) =>
@@ -250,6 +252,43 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
     } finally {
       ws.close();
       anonymous.close();
+    }
+  });
+
+  it("publishes nothing to a comms connection whose user may not read the account", async function () {
+    const statusOnly = await login(red, "status", "status-pass", "status.read");
+    assert.equal((await get(statusOnly)).status, 401);
+    const open = async (token) => {
+      const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
+      const got = [];
+      let authed = false;
+      ws.on("message", (d) => {
+        for (const m of [JSON.parse(String(d))].flat()) {
+          if (m.auth === "ok") authed = true;
+          if (m.topic === "edgewire/sidebar") got.push(m);
+        }
+      });
+      await new Promise((resolve) => ws.on("open", resolve));
+      ws.send(JSON.stringify({ auth: token }));
+      await waitFor(() => authed, { what: "the login" });
+      ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
+      return { ws, got };
+    };
+    const outsider = await open(statusOnly);
+    const insider = await open(reader);
+    try {
+      assert.equal((await post("subscribe", reader)).status, 200);
+      // A change, so that a snapshot is published while both are connected.
+      const row = (await (await get(admin)).json()).accounts[0].pending.devices[0].rows[0];
+      await post("cancel", admin, { account: "acc", wait: row.id });
+      await waitFor(() => insider.got.some((m) => m.data.accounts[0].pending.total < 9990), {
+        timeoutMs: 5000,
+        what: "the reader's snapshot after the cancel",
+      });
+      assert.deepEqual(outsider.got, []);
+    } finally {
+      outsider.ws.close();
+      insider.ws.close();
     }
   });
 
