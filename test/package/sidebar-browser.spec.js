@@ -50,6 +50,22 @@ describe("the edge devices sidebar in a browser", function () {
       assert.ok(r.ok, `${method} ${p}: ${r.status}`);
     });
 
+  /** Example 02's command, held ten minutes: a ttl and a timeout instead of the example's 10 s. */
+  async function inject(text) {
+    const res = await fetch(`${demo.editorUrl}inject/${SEND_INJECT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        __user_inject_props__: [
+          { p: "payload", v: text, vt: "str" },
+          { p: "timeout", v: "600000", vt: "num" },
+          { p: "ttl", v: "600000", vt: "num" },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200);
+  }
+
   async function openTab(p) {
     await p.evaluate(() => RED.sidebar.show("edge-devices"));
     await p.waitForSelector(".edge-sidebar-account", { state: "visible" });
@@ -86,18 +102,7 @@ describe("the edge devices sidebar in a browser", function () {
     // of the example's 10 s keep the wait while the test looks at it (the simulator faults a
     // command whose ttl runs out while its device is offline).
     await control("PUT", "/devices/lcd-board/online", { online: false });
-    const res = await fetch(`${demo.editorUrl}inject/${SEND_INJECT}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        __user_inject_props__: [
-          { p: "payload", v: "pending on an offline board", vt: "str" },
-          { p: "timeout", v: "600000", vt: "num" },
-          { p: "ttl", v: "600000", vt: "num" },
-        ],
-      }),
-    });
-    assert.equal(res.status, 200);
+    await inject("pending on an offline board");
     // Throttled: the next reads of the account are answered 429 with a Retry-After.
     await control("POST", "/faults", { method: "GET", status: 429, retryAfter: "1", count: 3 });
   });
@@ -129,6 +134,15 @@ describe("the edge devices sidebar in a browser", function () {
     await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
   });
 
+  it("shows a command sent while the tab is open without a click, over the editor's comms", async function () {
+    await inject("sent while the tab is open");
+    await page.locator(".edge-sidebar-wait", { hasText: "sent while the tab is open" }).waitFor();
+    assert.match(
+      await page.locator(".edge-sidebar-device", { hasText: "lcd-board" }).innerText(),
+      /2 waiting/,
+    );
+  });
+
   it("reveals the await node when its link in a row is clicked", async function () {
     // Another tab shown first, so that only the click can bring the node's tab.
     await page.evaluate((id) => {
@@ -147,13 +161,16 @@ describe("the edge devices sidebar in a browser", function () {
     );
   });
 
-  it("cancels the wait from its row, and the row leaves", async function () {
+  it("cancels the wait from its row, and the row leaves; then all of the device's", async function () {
     const wait = page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" });
     await wait.locator(".edge-sidebar-cancel").click();
     await wait.waitFor({ state: "detached" });
-    await page.locator(".edge-sidebar-device", { hasText: "lcd-board" }).waitFor({
-      state: "detached",
-    });
+    await page.waitForFunction(() =>
+      /1 waiting/.test(document.querySelector(".edge-sidebar-device")?.innerText ?? ""),
+    );
+    const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" });
+    await device.locator(".edge-sidebar-cancel-all").click();
+    await device.waitFor({ state: "detached" });
   });
 
   it("shows the tab in German", async function () {
@@ -168,17 +185,7 @@ describe("the edge devices sidebar in a browser", function () {
       await de.goto(demo.editorUrl);
       await de.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
       // A second pending command, so that the German screenshot shows a row too.
-      await fetch(`${demo.editorUrl}inject/${SEND_INJECT}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          __user_inject_props__: [
-            { p: "payload", v: "wartet auf das Gerät", vt: "str" },
-            { p: "timeout", v: "600000", vt: "num" },
-            { p: "ttl", v: "600000", vt: "num" },
-          ],
-        }),
-      });
+      await inject("wartet auf das Gerät");
       await openTab(de);
       await de.locator(".edge-sidebar-wait", { hasText: "wartet auf das Gerät" }).waitFor();
       const text = await de.locator(".edge-sidebar").innerText();
