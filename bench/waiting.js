@@ -6,6 +6,7 @@
 //   one device       - 10,000 waits on 1 device (rate limit off, 16 at once)
 //   1,000 devices    - 10,000 waits over 1,000 devices, 10 each (rate limit off, 16 at once)
 //   defaults         - 100 waits over 100 devices, the account's default limits (20/s, 8 at once)
+//   sidebar open     - 1 device and 1,000 devices again with an editor's "edge devices" tab open
 // Measured per run: inbox reads per device per interval (the simulator's request log), the
 // runtime's CPU per poll interval while idle, CPU per wait added, CPU per marker handled above the
 // idle polling (read, matched, sent on), the waits that ended complete / fault / timed out / not
@@ -16,6 +17,7 @@ const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
 const { collect, cpuMs, percentile, round, sleep, spread } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
 const { fmt, mmm, table } = require("./lib/format");
+const { openSidebar } = require("./lib/sidebar");
 
 const INTERVAL_MS = 1000;
 const SCENARIOS = {
@@ -34,6 +36,23 @@ const SCENARIOS = {
     devices: 100,
     defaults: true,
     quick: 100,
+  },
+  // The runtime builds the sidebar's snapshot of every pending wait twice a second.
+  oneDeviceSidebar: {
+    label: "1 device, sidebar open",
+    waits: 10000,
+    devices: 1,
+    defaults: false,
+    quick: 2000,
+    sidebar: true,
+  },
+  manyDevicesSidebar: {
+    label: "1,000 devices, sidebar open",
+    waits: 10000,
+    devices: 1000,
+    defaults: false,
+    quick: 2000,
+    sidebar: true,
   },
 };
 const WATCH_INTERVALS = 2;
@@ -208,7 +227,12 @@ async function measure({ quick, only }) {
         d.streamId = (await sim.control("GET", `/streams?path=${encodeURIComponent(d.inbox)}`)).id;
       }
       const samples = [];
-      for (let k = 0; k < runs; k++) samples.push(await runOnce(sim, red, s, devices, ++runId));
+      const closeSidebar = s.sidebar ? await openSidebar(red.RED) : undefined;
+      try {
+        for (let k = 0; k < runs; k++) samples.push(await runOnce(sim, red, s, devices, ++runId));
+      } finally {
+        await closeSidebar?.();
+      }
       // Each run's devices get new names' waits; the next scenario starts from an empty flow.
       await red.deploy([]);
       const all = (key) => samples.map((r) => r[key]);

@@ -1,6 +1,7 @@
 // The config node: base URL, company and credentials, and what every node using this account
 // shares (lib/account/services.ts), built once here and closed with the node. Its editor's "Test
-// connection" is test-connection.ts, its device and stream lists directory.ts.
+// connection" is test-connection.ts, its device and stream lists directory.ts, the editor's
+// "edge devices" sidebar sidebar.ts.
 import type { NodeAPI } from "node-red";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
@@ -11,6 +12,7 @@ import { settingsOf } from "./settings";
 import type { AccountDef, Credentials } from "./settings";
 import { registerTestConnection } from "./test-connection";
 import { registerDirectory } from "./directory";
+import { registerSidebar } from "./sidebar";
 import { ACCOUNT_RANGES, editorSettings } from "../lib/node-red/ranges";
 
 export = function (RED: NodeAPI): void {
@@ -49,4 +51,5 @@ export = function (RED: NodeAPI): void {
 
   registerTestConnection(RED, t);
   registerDirectory(RED, t);
+  registerSidebar(RED, t);
 };

@@ -9,6 +9,7 @@
 // after a redeploy from memory, whatever the settings, after a restart from a persistent store.
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
+import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-poller";
@@ -130,6 +131,15 @@ export = function (RED: NodeAPI): void {
       bySignal: new Map(),
     };
 
+    // Listed in the editor's "edge devices" sidebar while the node runs (in-flight.ts).
+    const log = this.log.bind(this);
+    const unlist = registerAwait({
+      nodeId: this.id,
+      accountId: def.account,
+      bySignal: shared.bySignal,
+      log,
+    });
+
     // restore() runs once, at the flows:started that follows this node's start.
     const cancelRestore = onNextFlowsStarted(RED.events, restore);
 
@@ -138,6 +148,7 @@ export = function (RED: NodeAPI): void {
     this.on("close", (removed: boolean, done: () => void) => {
       shared.closing = true;
       cancelRestore();
+      unlist();
       if (!removed) {
         // The waits stay in memory (and in the store) for the node that the deploy puts here.
         done();

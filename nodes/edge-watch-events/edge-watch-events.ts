@@ -103,6 +103,10 @@ class NodeWatch implements Watch {
     return this.settings.intervalMs;
   }
 
+  get nodeId(): string {
+    return this.node.id;
+  }
+
   start(from: StartFrom, watcher: StreamWatcher): void {
     if (this.closed) return;
     this.status({

@@ -177,4 +177,28 @@ describe("edge-await-command across a redeploy and a restart", function () {
     assert.equal(posted.length, 1, JSON.stringify(posted));
     assert.equal(await commandsSent(), 1);
   });
+
+  it("lists a wait resumed after a full redeploy as restored in the edge devices sidebar", async function () {
+    await env.startRed();
+    const nodes = flows(sim, sink, { store: "", timeout: 60000 });
+    await deploy(nodes);
+    await sendAndWait();
+    const rows = async () => {
+      const res = await fetch(`${env.red.url}/edge-account/sidebar`);
+      assert.equal(res.status, 200);
+      const [account] = (await res.json()).accounts;
+      // None while the deploy restarts the account.
+      return account?.pending?.devices.flatMap((d) => d.rows) ?? [];
+    };
+    const [before] = await rows();
+    assert.equal(before.restored, false);
+    await deploy(nodes);
+    await waitFor(async () => (await rows())[0]?.restored === true, {
+      timeoutMs: WAIT,
+      what: "the wait listed as restored",
+    });
+    const [after] = await rows();
+    assert.equal(after.commandId, before.commandId);
+    assert.equal(after.startedAt, before.startedAt);
+  });
 });

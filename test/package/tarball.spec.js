@@ -87,6 +87,7 @@ describe("the packed package in a fresh Node-RED", function () {
     for (const f of ["index.js", "index.d.ts", "store.d.ts"])
       assert.ok(files.includes(`package/dist/simulator/${f}`), `the tarball lacks ${f}`);
     assert.ok(files.includes("package/resources/edge-editor.js"), "no shared editor script");
+    assert.ok(files.includes("package/resources/edge-sidebar.js"), "no edge devices sidebar");
     const unwanted = files.filter((f) => /\.ts$|^package\/(test|bench|nodes|scripts)\//.test(f));
     assert.deepEqual(
       unwanted.filter((f) => !f.endsWith(".d.ts")),
@@ -208,6 +209,9 @@ describe("the packed package in a fresh Node-RED", function () {
     const script = await fetch(`${red.url}/resources/${PKG.name}/edge-editor.js`);
     assert.equal(script.status, 200);
     assert.match(await script.text(), /window\.EdgeEditor = \{/);
+    const sidebar = await fetch(`${red.url}/resources/${PKG.name}/edge-sidebar.js`);
+    assert.equal(sidebar.status, 200);
+    assert.match(await sidebar.text(), /RED\.sidebar\.addTab/);
     const settings = await fetch(`${red.url}/settings`).then((r) => r.json());
     // The runtime's own numbers, not copies typed into the editor.
     assert.deepEqual(settings.edgeListEventsRanges.limit, { min: 1, max: 10000, default: 20 });

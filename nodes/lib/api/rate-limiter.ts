@@ -192,6 +192,11 @@ export class RateLimiter {
     return this.lanes.poll.queue.size + this.lanes.normal.queue.size;
   }
 
+  /** Requests holding a slot now (the editor's sidebar shows it). */
+  get running(): number {
+    return this.active;
+  }
+
   /** Requests waiting for a slot in one lane. */
   queuedIn(lane: Lane): number {
     return this.lanes[lane].queue.size;

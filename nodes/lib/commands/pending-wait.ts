@@ -9,6 +9,7 @@ import type { DeviceEvent } from "../api/types";
 import type { InputContext, Result } from "../node-red/handler";
 import type { Translate } from "../node-red/i18n";
 import type { InboxObserver, InboxPoller, InboxRef, Wait, WatchHandle } from "./inbox-poller";
+import type { CommandRef } from "./command-ref";
 import type { MarkerName } from "./markers";
 import type { WaitStore } from "./saved-waits";
 
@@ -26,6 +27,24 @@ const OUTPUT_OF: Partial<Record<MarkerName, OutputName>> = {
   COMMAND_COMPLETE: "complete",
   COMMAND_FAULT: "fault",
 };
+
+/** What the editor's sidebar shows of one wait (lib/account/in-flight.ts), read only while open. */
+export interface WaitView {
+  commandId: string | undefined;
+  device: string;
+  /** The elems the command was sent with (msg.payload.elems), as they are. */
+  elems: unknown;
+  startedAt: number;
+  deadline: number;
+  ttl: number | undefined;
+  restored: boolean;
+}
+
+/** The device of an inbox path `/<company>/devices/<name>/:inbox`, else the inbox as given. */
+function deviceOfInbox(inbox: InboxRef | undefined): string {
+  if (inbox?.path !== undefined) return /\/devices\/([^/]+)\//.exec(inbox.path)?.[1] ?? inbox.path;
+  return inbox?.streamId ?? "";
+}
 
 /** What the waits of one await node share. */
 export interface AwaitShared {
@@ -80,6 +99,7 @@ export class PendingWait implements Wait {
   private markers: DeviceEvent[] | undefined;
   private timer: NodeJS.Timeout | undefined;
   private handle: WatchHandle | undefined;
+  private inbox: InboxRef | undefined;
   private ended = false;
 
   constructor(
@@ -103,6 +123,7 @@ export class PendingWait implements Wait {
 
   start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
     this.shared.waiting++;
+    this.inbox = inbox;
     if (this.ctx.signal.aborted) {
       this.cancel();
       return;
@@ -145,7 +166,37 @@ export class PendingWait implements Wait {
     if (!this.ended) this.handle?.finalRead();
   }
 
-  /** The node's waits were cancelled (close or msg.reset). */
+  /** Wall clock ms of the start: the sidebar's order, read for every wait while it is open. */
+  get started(): number {
+    return this.startedAt;
+  }
+
+  /** The device, as the sidebar groups by it: the command's, else its inbox's. */
+  device(): string {
+    const command = this.msg.command as Partial<CommandRef> | undefined;
+    return typeof command?.device === "string" && command.device
+      ? command.device
+      : deviceOfInbox(this.inbox);
+  }
+
+  /** What the editor's sidebar lists of the waits it shows; computed only when it asks. */
+  describe(): WaitView {
+    const payload: unknown = this.msg.payload;
+    return {
+      commandId: this.commandId,
+      device: this.device(),
+      elems:
+        typeof payload === "object" && payload !== null
+          ? (payload as { elems?: unknown }).elems
+          : undefined,
+      startedAt: this.startedAt,
+      deadline: this.startedAt + this.timeoutMs,
+      ttl: this.ttl,
+      restored: this.msg.restored === true,
+    };
+  }
+
+  /** The node's waits were cancelled (close or msg.reset), or this one from the sidebar. */
   cancel(): void {
     if (this.end(!this.shared.closing)) this.resolve(null);
   }

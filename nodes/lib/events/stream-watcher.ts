@@ -46,6 +46,8 @@ export interface ReadResult {
 
 export interface Watch {
   readonly intervalMs: number;
+  /** The node this watch is for, shown in the editor's sidebar. */
+  readonly nodeId?: string;
   /** After every successful read, also one that found nothing new. */
   onRead(result: ReadResult): void;
   /**
@@ -54,6 +56,27 @@ export interface Watch {
    */
   onError(err: EdgeError, lasting: boolean, retryInMs: number): void;
 }
+
+/** What the editor's sidebar shows of one watched stream: numbers and codes, no event contents. */
+export interface WatchView {
+  stream: string;
+  nodes: string[];
+  intervalMs: number;
+  /** Date.now() of the last read that succeeded. */
+  lastRead: number | undefined;
+  /** The newest creation date the reads listed. */
+  lastEvent: number | undefined;
+  delivered: number;
+  gaps: number;
+  state: "reading" | "backing-off" | "stopped";
+  /** Why it backs off or stopped: the error's code and HTTP status. */
+  reason: { code: string; status: number | undefined } | undefined;
+  /** When the next read comes, while backing off. */
+  retryAt: number | undefined;
+}
+
+/** Watched streams listed for the sidebar, and stopped ones kept for it, per account. */
+const MAX_VIEWS = 50;
 
 /** The first page is small: between two reads of a quiet stream, few events arrive. */
 const FIRST_PAGE = 10;
@@ -137,6 +160,18 @@ class StreamWatch {
   /** The current read met an event whose creationDate changed. */
   private redated = false;
   reads = 0;
+  /** Its view when a lasting refusal stopped it, with the nodes it had. */
+  stopView: WatchView | undefined;
+  /** Kept up as reads end (a few assignments each), turned into a WatchView only when asked. */
+  readonly stats: Omit<WatchView, "stream" | "nodes" | "intervalMs"> = {
+    lastRead: undefined,
+    lastEvent: undefined,
+    delivered: 0,
+    gaps: 0,
+    state: "reading",
+    reason: undefined,
+    retryAt: undefined,
+  };
 
   constructor(
     private readonly client: EdgeClient,
@@ -163,6 +198,18 @@ class StreamWatch {
     this.entries.delete(entry);
     this.joining = this.joining.filter((e) => e !== entry);
     if (this.entries.size === 0 && this.joining.length === 0) this.stop();
+  }
+
+  view(): WatchView {
+    const nodes: string[] = [];
+    for (const e of [...this.entries, ...this.joining])
+      if (e.watch.nodeId !== undefined && nodes.length < MAX_VIEWS) nodes.push(e.watch.nodeId);
+    return {
+      stream: this.stream.path ?? this.stream.streamId ?? "",
+      nodes,
+      intervalMs: this.entries.size + this.joining.length > 0 ? this.interval() : 0,
+      ...this.stats,
+    };
   }
 
   stop(): void {
@@ -272,6 +319,8 @@ class StreamWatch {
       if (entry.removed || this.isStopped()) continue;
       const result = resolve(entry, listing, this.redated);
       entry.from = { kind: "position", position: result.position };
+      this.stats.delivered += result.events.length;
+      if (result.gap) this.stats.gaps++;
       try {
         entry.watch.onRead(result);
       } catch {
@@ -292,6 +341,11 @@ class StreamWatch {
     try {
       const listing = await this.list(group);
       this.failures = 0;
+      const stats = this.stats;
+      stats.lastRead = Date.now();
+      if (listing.newest > (stats.lastEvent ?? -Infinity)) stats.lastEvent = listing.newest;
+      stats.state = "reading";
+      stats.reason = stats.retryAt = undefined;
       this.hand(group, listing);
     } catch (caught) {
       if (this.isStopped()) return;
@@ -301,6 +355,10 @@ class StreamWatch {
           : new EdgeError("network", { origin: this.client.origin, detail: String(caught) });
       if (isLasting(err)) {
         const all = [...this.entries, ...this.joining];
+        this.stats.state = "stopped";
+        this.stats.reason = { code: err.code, status: err.status };
+        this.stats.retryAt = undefined;
+        this.stopView = this.view();
         this.stop();
         for (const entry of all) entry.watch.onError(err, true, 0);
         return;
@@ -313,6 +371,9 @@ class StreamWatch {
         err.retryAfterMs ?? 0,
       );
       const retryIn = this.interval() + extra;
+      this.stats.state = "backing-off";
+      this.stats.reason = { code: err.code, status: err.status };
+      this.stats.retryAt = Date.now() + retryIn;
       for (const entry of group) if (!entry.removed) entry.watch.onError(err, false, retryIn);
     } finally {
       this.reading = false;
@@ -330,6 +391,8 @@ class StreamWatch {
 /** Owned by the account: every stream being watched through it. */
 export class StreamWatcher {
   private readonly watches = new Map<string, StreamWatch>();
+  /** Streams a lasting refusal stopped, newest last, so the sidebar can say why (MAX_VIEWS). */
+  private readonly stoppedViews: WatchView[] = [];
 
   constructor(private readonly client: EdgeClient) {}
 
@@ -340,6 +403,10 @@ export class StreamWatcher {
     if (!w) {
       const created = new StreamWatch(this.client, stream, () => {
         if (this.watches.get(key) === created) this.watches.delete(key);
+        if (created.stopView) {
+          this.stoppedViews.push(created.stopView);
+          if (this.stoppedViews.length > MAX_VIEWS) this.stoppedViews.shift();
+        }
       });
       this.watches.set(key, created);
       w = created;
@@ -349,6 +416,17 @@ export class StreamWatcher {
     return () => {
       shared.remove(entry);
     };
+  }
+
+  /** The watched streams, then the stopped ones, at most MAX_VIEWS, with the total count. */
+  list(): { total: number; rows: WatchView[] } {
+    const rows: WatchView[] = [];
+    for (const w of this.watches.values()) {
+      if (rows.length >= MAX_VIEWS) break;
+      rows.push(w.view());
+    }
+    for (const v of this.stoppedViews) if (rows.length < MAX_VIEWS) rows.push(v);
+    return { total: this.watches.size + this.stoppedViews.length, rows };
   }
 
   /** Streams being read right now (for tests and the benchmark). */

@@ -1,0 +1,290 @@
+// The editor's "edge devices" sidebar tab: per deployed account its health, pending commands
+// (await waits) and watched streams (nodes/edge-account/sidebar.ts). The first snapshot comes
+// from GET edge-account/sidebar; while the tab is shown it subscribes every BEAT_MS, and the
+// runtime publishes changes on TOPIC over the editor's comms. Ages are counted here, so an
+// unchanged list costs the runtime nothing to keep current.
+(function () {
+  "use strict";
+  if (window.EdgeSidebar) return;
+  var MODULE = "@edgewire/node-red-edge-device";
+  var TOPIC = "edgewire/sidebar";
+  var BEAT_MS = 5000;
+  var content;
+  var last;
+
+  function _(key, params) {
+    return RED._(MODULE + "/edge-account:edge-account.sidebar." + key, params);
+  }
+
+  function visible() {
+    return !!content && content.is(":visible");
+  }
+
+  /** "4 s", "3 min", "2 h": how long ago, or how long until, `ms` milliseconds. */
+  function span(ms) {
+    var s = Math.max(0, Math.round(ms / 1000));
+    if (s < 120) return s + " s";
+    if (s < 7200) return Math.round(s / 60) + " min";
+    return Math.round(s / 3600) + " h";
+  }
+
+  function time(at) {
+    return at === undefined || at === null ? _("none") : new Date(at).toLocaleTimeString();
+  }
+
+  /** A link that reveals the node in the workspace. */
+  function nodeLink(id) {
+    var node = RED.nodes.node(id);
+    var label = node ? node.name || node._def.paletteLabel || node.type : id;
+    if (typeof label === "function") label = node.type;
+    return $('<a href="#" class="edge-sidebar-node"></a>')
+      .text(label)
+      .attr("data-node", id)
+      .on("click", function (e) {
+        e.preventDefault();
+        RED.view.reveal(id);
+      });
+  }
+
+  /** A compact row: the sidebar is narrow, so each wait or watch is a block of short lines. */
+  function line(parts) {
+    var div = $('<div class="edge-sidebar-line"></div>');
+    parts.forEach(function (part, i) {
+      if (i > 0) div.append(" · ");
+      if (part instanceof $) div.append(part);
+      else $("<span></span>").text(part).appendTo(div);
+    });
+    return div;
+  }
+
+  function labelled(key, value) {
+    return _(key) + " " + value;
+  }
+
+  var BLOCK_STYLE =
+    "border-bottom: 1px solid var(--red-ui-secondary-border-color, #ddd); padding: 4px 0; " +
+    "overflow-wrap: anywhere";
+
+  function cancel(body) {
+    $.ajax({
+      url: "edge-account/sidebar/cancel",
+      type: "POST",
+      contentType: "application/json",
+      data: JSON.stringify(body),
+      dataType: "json",
+    })
+      .done(refresh)
+      .fail(function (xhr) {
+        if (xhr.status === 401 || xhr.status === 403) RED.notify(_("forbidden"), "warning");
+      });
+  }
+
+  function healthOf(account) {
+    var h = account.health;
+    var t = $('<table class="red-ui-info-table edge-sidebar-health"></table>');
+    function row(key, value) {
+      var tr = $("<tr></tr>").appendTo(t);
+      $("<td></td>").text(_(key)).appendTo(tr);
+      $("<td></td>").text(value).appendTo(tr);
+    }
+    row("perSecond", h.perSecond + " / " + (h.limit > 0 ? h.limit : "∞"));
+    row("inFlight", h.inFlight + " / " + h.concurrent);
+    row("queued", h.queued + " / " + h.queueMax);
+    row("last429", h.last429 ? span(h.last429.ms) + ", " + time(h.last429.at) : _("none"));
+    row(
+      "lastError",
+      h.lastError
+        ? h.lastError.code +
+            (h.lastError.status ? " " + h.lastError.status : "") +
+            ", " +
+            time(h.lastError.at)
+        : _("none"),
+    );
+    row("token", h.tokenRefused ? _("tokenRefused") : _("tokenOk"));
+    return t;
+  }
+
+  function pendingOf(account, now) {
+    var box = $("<div></div>");
+    var p = account.pending;
+    if (!p || p.total === 0) return box.append($("<p></p>").text(_("noWaits")));
+    var shown = 0;
+    p.devices.forEach(function (d) {
+      var head = $('<div class="edge-sidebar-device" style="margin-top: 6px"></div>').appendTo(box);
+      $("<b></b>").text(d.device).appendTo(head);
+      $("<span></span>")
+        .text(" · " + _("waits", { count: d.count }) + " ")
+        .appendTo(head);
+      $(
+        '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel-all"></button>',
+      )
+        .text(_("cancelAll"))
+        .on("click", function () {
+          cancel({ account: account.id, device: d.device });
+        })
+        .appendTo(head);
+      d.rows.forEach(function (r) {
+        shown++;
+        var row = $('<div class="edge-sidebar-wait"></div>')
+          .attr("data-wait", r.id)
+          .attr("style", BLOCK_STYLE + "; padding-left: 10px")
+          .appendTo(box);
+        var cancelButton = $(
+          '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel" style="float: right"></button>',
+        )
+          .text(_("cancel"))
+          .on("click", function () {
+            cancel({ account: account.id, wait: r.id });
+          });
+        row.append(cancelButton);
+        row.append(
+          line([$("<code></code>").text(r.commandId || "-"), nodeLink(r.node)]).append(
+            r.restored ? " (" + _("restored") + ")" : "",
+          ),
+        );
+        if (r.elems)
+          row.append(
+            $('<div class="edge-sidebar-elems"></div>').append(
+              $('<code style="white-space: normal; overflow-wrap: anywhere"></code>').text(r.elems),
+            ),
+          );
+        row.append(
+          line([
+            labelled("age", span(now - r.startedAt)),
+            labelled("deadline", time(r.deadline) + " (" + span(r.deadline - now) + ")"),
+            labelled("ttl", r.ttl ? span(r.ttl) : "-"),
+          ]),
+        );
+      });
+    });
+    if (p.total > shown) box.append($("<p></p>").text(_("more", { count: p.total - shown })));
+    return box;
+  }
+
+  function watchesOf(account, now) {
+    var box = $("<div></div>");
+    var w = account.watches;
+    if (!w || w.rows.length === 0) return box.append($("<p></p>").text(_("noWatches")));
+    w.rows.forEach(function (r) {
+      var row = $('<div class="edge-sidebar-watch"></div>')
+        .attr("style", BLOCK_STYLE)
+        .appendTo(box);
+      var nodes = $("<span></span>");
+      r.nodes.forEach(function (id, i) {
+        if (i > 0) nodes.append(", ");
+        nodes.append(nodeLink(id));
+      });
+      row.append(line([$("<code></code>").text(r.stream), nodes]));
+      row.append(
+        line([
+          labelled("interval", r.intervalMs ? span(r.intervalMs) : "-"),
+          labelled("lastRead", r.lastRead ? time(r.lastRead) : _("none")),
+          labelled("lastEvent", r.lastEvent ? time(r.lastEvent) : _("none")),
+          // How late the next read is against the watch's interval.
+          labelled(
+            "lag",
+            r.lastRead && r.state === "reading"
+              ? span(Math.max(0, now - r.lastRead - r.intervalMs))
+              : "-",
+          ),
+        ]),
+      );
+      var why = r.reason
+        ? " (" + r.reason.code + (r.reason.status ? " " + r.reason.status : "") + ")"
+        : "";
+      row.append(
+        line([
+          labelled("delivered", r.delivered),
+          labelled("gaps", r.gaps),
+          $('<span class="edge-sidebar-state"></span>').text(_(r.state) + why),
+        ]),
+      );
+    });
+    if (w.total > w.rows.length)
+      box.append($("<p></p>").text(_("more", { count: w.total - w.rows.length })));
+    return box;
+  }
+
+  function render(snapshot) {
+    last = snapshot;
+    if (!content) return;
+    // Ages count from the runtime's clock, not the browser's.
+    var now = Date.now() - (snapshot.receivedAt - snapshot.at);
+    content.empty();
+    if (snapshot.accounts.length === 0) content.append($("<p></p>").text(_("empty")));
+    snapshot.accounts.forEach(function (account) {
+      var section = $('<div class="edge-sidebar-account"></div>')
+        .attr("data-account", account.id)
+        .appendTo(content);
+      // The account is a config node, not on any tab: nothing to reveal.
+      $("<h3></h3>")
+        .text(account.name || account.id)
+        .appendTo(section);
+      if (account.configError) {
+        section.append($("<p></p>").text(_("configError", { code: account.configError })));
+        return;
+      }
+      $("<h4></h4>").text(_("health")).appendTo(section);
+      section.append(healthOf(account));
+      $("<h4></h4>").text(_("pending")).appendTo(section);
+      section.append(pendingOf(account, now));
+      $("<h4></h4>").text(_("watches")).appendTo(section);
+      section.append(watchesOf(account, now));
+      section.append($('<p class="edge-sidebar-fleet"></p>').text(_("fleet")));
+    });
+  }
+
+  function received(snapshot) {
+    snapshot.receivedAt = Date.now();
+    render(snapshot);
+  }
+
+  function refresh() {
+    $.getJSON("edge-account/sidebar").done(received);
+  }
+
+  function beat() {
+    $.ajax({
+      url: "edge-account/sidebar/subscribe",
+      type: "POST",
+      contentType: "application/json",
+      data: "{}",
+      dataType: "json",
+    });
+  }
+
+  function init() {
+    if (RED.sidebar.containsTab && RED.sidebar.containsTab("edge-devices")) return;
+    content = $(
+      '<div class="edge-sidebar" style="padding: 6px 10px; overflow-y: auto; height: 100%"></div>',
+    );
+    RED.sidebar.addTab({
+      id: "edge-devices",
+      label: _("label"),
+      name: _("title"),
+      iconClass: "fa fa-microchip",
+      content: content,
+      enableOnEdit: true,
+      onchange: function () {
+        beat();
+        refresh();
+      },
+    });
+    RED.comms.subscribe(TOPIC, function (_topic, snapshot) {
+      if (visible()) received(snapshot);
+    });
+    // Heartbeats only while the tab is shown: the runtime stops publishing soon after.
+    setInterval(function () {
+      if (!visible()) return;
+      beat();
+      // Shown without a click (the tab was open when the editor loaded): the first snapshot.
+      if (!last) refresh();
+    }, BEAT_MS);
+    setInterval(function () {
+      if (visible() && last) render(last);
+    }, 1000);
+  }
+
+  window.EdgeSidebar = { refresh: refresh };
+  init();
+})();

@@ -1,0 +1,100 @@
+// A wait cancelled from the editor's "edge devices" sidebar (POST /edge-account/sidebar/cancel)
+// ends as msg.reset ends it: no output, done() called, the saved wait forgotten, a line in the
+// log; the node's other waits stay. Permissions are in test/reliability/sidebar.spec.js.
+"use strict";
+const assert = require("node:assert/strict");
+const { control, waitFor } = require("../support/simulator");
+const { helper, withRedAndSimulator, collect, noMessage } = require("../support/red");
+const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
+
+const COMPLETE_NODE = require("@node-red/nodes/core/common/24-complete.js");
+
+async function start(sim) {
+  const { get } = await startFlow(
+    sim,
+    [
+      sendCommand("send", { wires: [["a1"]] }),
+      ...awaitCommand({ timeout: 60000 }),
+      { id: "done1", type: "complete", scope: ["a1"], uncaught: false, wires: [["completed"]] },
+      { id: "completed", type: "helper" },
+    ],
+    { account: { rate: 0, concurrency: 16 }, extraTypes: [COMPLETE_NODE] },
+  );
+  return Object.fromEntries(
+    ["send", "a1", "ok", "fault", "late", "completed"].map((id) => [id, get(id)]),
+  );
+}
+
+const saved = (node) =>
+  node
+    .context()
+    .keys()
+    .filter((k) => k.startsWith("edgewire-await-"));
+
+async function snapshot() {
+  const res = await helper.request().get("/edge-account/sidebar").expect(200);
+  assert.equal(res.body.accounts.length, 1);
+  return res.body.accounts[0];
+}
+
+describe("edge devices sidebar: cancelling waits", function () {
+  const env = withRedAndSimulator({ commandDelayMs: 20 });
+
+  it("ends one wait with no output and forgets it, and leaves the other", async function () {
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1, ok, fault, late, completed } = await start(env.sim);
+    const logged = [];
+    a1.on("call:log", (call) => logged.push(String(call.args[0])));
+    send.receive({ payload: { "/lcd/txt1": "first" } });
+    send.receive({ payload: { "/lcd/txt1": "second" } });
+    await waitFor(() => saved(a1).length === 2, { what: "two saved waits" });
+    const account = await snapshot();
+    assert.equal(account.pending.total, 2);
+    const [group] = account.pending.devices;
+    assert.equal(group.device, "lcd-board");
+    const [first, second] = group.rows;
+    assert.ok(first.startedAt <= second.startedAt, "oldest first");
+    assert.match(first.elems, /first/);
+
+    const res = await helper
+      .request()
+      .post("/edge-account/sidebar/cancel")
+      .set("content-type", "application/json")
+      .send({ account: account.id, wait: first.id })
+      .expect(200);
+    assert.deepEqual(res.body, { ok: true, cancelled: 1 });
+    // done() without output: the Complete node hears of it, no output does.
+    await collect(completed, 1);
+    assert.equal(ok.received.length + fault.received.length + late.received.length, 0);
+    assert.equal(saved(a1).length, 1);
+    assert.ok(
+      logged.some((l) => l.includes(first.commandId) && l.includes("lcd-board")),
+      logged.join("\n"),
+    );
+    const after = await snapshot();
+    assert.equal(after.pending.total, 1);
+    assert.equal(after.pending.devices[0].rows[0].id, second.id);
+
+    // The device back online: the other wait still completes.
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
+    await collect(ok, 1, 10000);
+    await noMessage(late, 50);
+  });
+
+  it("cancels all of a device's waits", async function () {
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1, completed } = await start(env.sim);
+    for (const text of ["a", "b", "c"]) send.receive({ payload: { "/lcd/txt1": text } });
+    await waitFor(() => saved(a1).length === 3, { what: "three saved waits" });
+    const res = await helper
+      .request()
+      .post("/edge-account/sidebar/cancel")
+      .set("content-type", "application/json")
+      .send({ account: (await snapshot()).id, device: "lcd-board" })
+      .expect(200);
+    assert.equal(res.body.cancelled, 3);
+    await collect(completed, 3);
+    assert.deepEqual(saved(a1), []);
+    assert.equal((await snapshot()).pending.total, 0);
+  });
+});

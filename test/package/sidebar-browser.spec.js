@@ -1,0 +1,204 @@
+// The "edge devices" sidebar tab in a real browser (Debian's chromium through playwright-core)
+// against what `npm start` runs: a command pending on an offline device, the telemetry watch of
+// example 05 and an account the simulator throttles with 429, each seen in the tab; a wait
+// cancelled from the tab leaves it. The screenshots sidebar.png and sidebar-de.png are made here,
+// into docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as test/package/browser.spec.js does).
+"use strict";
+/* global document, RED -- these run inside the editor page */
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { startDemo } = require("../support/demo");
+const { tempDir } = require("../support/temp");
+
+const ROOT = path.join(__dirname, "..", "..");
+const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? path.join(ROOT, "docs", "screenshots")
+    : tempDir("edgewire-screenshots-");
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const WAIT = 20000;
+/** Example 02's "text → complete" inject: it feeds the send and await nodes. */
+const SEND_INJECT = "e5a1c0d000000003";
+const AWAIT_NODE = "e5a1c0d000000007";
+
+describe("the edge devices sidebar in a browser", function () {
+  this.timeout(180000);
+  let demo;
+  let context;
+  let page;
+  let profile;
+  const consoleErrors = [];
+
+  const control = (method, p, body) =>
+    fetch(`${demo.simUrl}/_sim${p}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((r) => {
+      assert.ok(r.ok, `${method} ${p}: ${r.status}`);
+    });
+
+  /** Example 02's command, held ten minutes: a ttl and a timeout instead of the example's 10 s. */
+  async function inject(text) {
+    const res = await fetch(`${demo.editorUrl}inject/${SEND_INJECT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        __user_inject_props__: [
+          { p: "payload", v: text, vt: "str" },
+          { p: "timeout", v: "600000", vt: "num" },
+          { p: "ttl", v: "600000", vt: "num" },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200);
+  }
+
+  async function openTab(p) {
+    await p.evaluate(() => RED.sidebar.show("edge-devices"));
+    await p.waitForSelector(".edge-sidebar-account", { state: "visible" });
+  }
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      const why = `no chromium at ${CHROMIUM} (Debian: apt-get install chromium)`;
+      if (process.env.EDGE_REQUIRE_BROWSER === "1") throw new Error(why);
+      console.log(`      skipped: ${why}`);
+      this.skip();
+    }
+    const { chromium } = require("playwright-core");
+    demo = await startDemo();
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1600, height: 900 },
+      locale: "en-US",
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(WAIT);
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text());
+    });
+    page.on("pageerror", (err) => consoleErrors.push(String(err)));
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.goto(demo.editorUrl);
+    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+
+    // The LCD board offline: its command stays pending. A ttl and a timeout of 10 minutes instead
+    // of the example's 10 s keep the wait while the test looks at it (the simulator faults a
+    // command whose ttl runs out while its device is offline).
+    await control("PUT", "/devices/lcd-board/online", { online: false });
+    await inject("pending on an offline board");
+    // Throttled: the next reads of the account are answered 429 with a Retry-After.
+    await control("POST", "/faults", { method: "GET", status: 429, retryAfter: "1", count: 3 });
+  });
+
+  after(async function () {
+    await context?.close();
+    await demo?.stop();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it("shows the pending command, the watch and the 429 wait of the throttled account", async function () {
+    await openTab(page);
+    const wait = page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" });
+    await wait.waitFor();
+    const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" });
+    await device.waitFor();
+    assert.match(await device.innerText(), /1 waiting/);
+    assert.match(await wait.innerText(), /Age \d+ s · Deadline .* · TTL 10 min/);
+    const watch = page.locator(".edge-sidebar-watch", { hasText: "/demo/telemetry" });
+    await watch.waitFor();
+    assert.match(await watch.innerText(), /reading|backing off/);
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll(".edge-sidebar-health tr")].some(
+        (tr) => /Last 429 wait/.test(tr.innerText) && !/none/.test(tr.innerText),
+      ),
+    );
+    await page.locator(".edge-sidebar-health", { hasText: "Token" }).first().waitFor();
+    assert.match(await page.locator(".edge-sidebar-fleet").first().innerText(), /Fleet jobs/);
+    await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
+  });
+
+  it("shows a command sent while the tab is open without a click, over the editor's comms", async function () {
+    await inject("sent while the tab is open");
+    await page.locator(".edge-sidebar-wait", { hasText: "sent while the tab is open" }).waitFor();
+    assert.match(
+      await page.locator(".edge-sidebar-device", { hasText: "lcd-board" }).innerText(),
+      /2 waiting/,
+    );
+  });
+
+  it("reveals the await node when its link in a row is clicked", async function () {
+    // Another tab shown first, so that only the click can bring the node's tab.
+    await page.evaluate((id) => {
+      const z = RED.nodes.node(id).z;
+      let other;
+      RED.nodes.eachWorkspace((ws) => {
+        if (ws.id !== z) other ??= ws.id;
+      });
+      RED.workspaces.show(other);
+    }, AWAIT_NODE);
+    const wait = page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" });
+    await wait.locator(".edge-sidebar-node").click();
+    await page.waitForFunction(
+      (id) => RED.workspaces.active() === RED.nodes.node(id).z,
+      AWAIT_NODE,
+    );
+  });
+
+  it("cancels the wait from its row, and the row leaves; then all of the device's", async function () {
+    const wait = page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" });
+    await wait.locator(".edge-sidebar-cancel").click();
+    await wait.waitFor({ state: "detached" });
+    await page.waitForFunction(() =>
+      /1 waiting/.test(document.querySelector(".edge-sidebar-device")?.innerText ?? ""),
+    );
+    const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" });
+    await device.locator(".edge-sidebar-cancel-all").click();
+    await device.waitFor({ state: "detached" });
+  });
+
+  it("shows the tab in German", async function () {
+    const de = await context.newPage();
+    await de.setExtraHTTPHeaders({ "accept-language": "de-DE,de" });
+    try {
+      de.setDefaultTimeout(WAIT);
+      await de.addInitScript(() => {
+        Object.defineProperty(navigator, "language", { get: () => "de-DE" });
+        Object.defineProperty(navigator, "languages", { get: () => ["de-DE", "de"] });
+      });
+      await de.goto(demo.editorUrl);
+      await de.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+      // A second pending command, so that the German screenshot shows a row too.
+      await inject("wartet auf das Gerät");
+      await openTab(de);
+      await de.locator(".edge-sidebar-wait", { hasText: "wartet auf das Gerät" }).waitFor();
+      const text = await de.locator(".edge-sidebar").innerText();
+      assert.match(text, /Ausstehende Befehle/);
+      assert.match(text, /Beobachtete Streams/);
+      assert.match(text, /Zustand/);
+      await de.screenshot({ path: path.join(SHOTS, "sidebar-de.png") });
+    } finally {
+      await de.close();
+    }
+  });
+
+  it("should have logged no error in the browser console", function () {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
