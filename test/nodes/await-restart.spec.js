@@ -5,84 +5,29 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor, sleep } = require("../support/simulator");
-const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
+const {
+  withRestarts,
+  deployFlows,
+  commandFlow,
+  pressInject,
+} = require("../support/node-red-process");
 
 const WAIT = 30000;
 const INBOX_GETS = "GET /v5.0/demo/event";
 
-/** An inject, a send and an await node; each output reported to /out, each caught error to /error. */
-function flows(sim, sink, { store, timeout }) {
-  const report = (id, output) => ({
-    id,
-    type: "function",
-    z: "t1",
-    func:
-      `msg.payload = { output: ${output}, restored: msg.restored === true, id: msg.command.id, ` +
-      `keep: msg.keep, markers: msg.markers.length, timedOut: msg.timedOut || null };\nreturn msg;`,
-    outputs: 1,
-    wires: [["p1"]],
+/** The restart flow (test/support/node-red-process.js) with the await node's store and timeout. */
+const flows = (sim, sink, { store, timeout }) =>
+  commandFlow(sim, sink, {
+    label: "restart",
+    text: "across a restart",
+    keep: "kept",
+    fields:
+      "id: msg.command.id, keep: msg.keep, markers: msg.markers.length, " +
+      "timedOut: msg.timedOut || null",
+    awaitProps: { store, timeout: String(timeout) },
   });
-  return [
-    { id: "t1", type: "tab", label: "restart" },
-    accountNode(sim),
-    {
-      id: "i1",
-      type: "inject",
-      z: "t1",
-      props: [
-        { p: "payload", v: '{"/lcd/txt1":"across a restart"}', vt: "json" },
-        { p: "keep", v: "kept", vt: "str" },
-      ],
-      repeat: "",
-      once: false,
-      wires: [["s1"]],
-    },
-    {
-      id: "s1",
-      type: "edge-send-command",
-      z: "t1",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      elems: "",
-      ttl: "",
-      wires: [["a1"]],
-    },
-    {
-      id: "a1",
-      type: "edge-await-command",
-      z: "t1",
-      account: "acc",
-      inbox: "",
-      timeout: String(timeout),
-      interval: 200,
-      store,
-      wires: [["r0"], ["r1"], ["r2"]],
-    },
-    report("r0", 0),
-    report("r1", 1),
-    report("r2", 2),
-    postNode("p1", "t1", `${sink.url}/out`),
-    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
-    {
-      id: "f9",
-      type: "function",
-      z: "t1",
-      func: "msg.payload = { message: msg.error.message };\nreturn msg;",
-      outputs: 1,
-      wires: [["p9"]],
-    },
-    postNode("p9", "t1", `${sink.url}/error`),
-  ];
-}
 
-/** Presses the inject button; a deploy answers before its flows have started, so retry a 404. */
-async function inject(red) {
-  await waitFor(
-    async () => (await fetch(`${red.url}/inject/i1`, { method: "POST" })).status === 200,
-    { timeoutMs: WAIT, intervalMs: 100, what: `the inject node\n${red.output().slice(-2000)}` },
-  );
-}
+const inject = (red) => pressInject(red, WAIT);
 
 describe("edge-await-command across a redeploy and a restart", function () {
   this.timeout(180000);

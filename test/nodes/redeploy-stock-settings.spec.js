@@ -6,7 +6,14 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor, sleep } = require("../support/simulator");
-const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
+const {
+  withRestarts,
+  deployFlows,
+  accountNode,
+  postNode,
+  commandFlow,
+  pressInject,
+} = require("../support/node-red-process");
 
 const WAIT = 30000;
 const INBOX_GETS = "GET /v5.0/demo/event";
@@ -20,72 +27,15 @@ const toldVolatile = (red) =>
       "[warn] [edge-await-command:a1] The context store of this node's pending waits is not persistent",
     ).length - 1;
 
-/** An inject, a send and an await node (store: default); each output reported to /out. */
-function commandFlows(sim, sink, awaitProps = {}) {
-  const report = (id, output) => ({
-    id,
-    type: "function",
-    z: "t1",
-    func:
-      `msg.payload = { output: ${output}, restored: msg.restored === true, id: msg.command.id, ` +
-      `keep: msg.keep, markers: msg.markers.length };\nreturn msg;`,
-    outputs: 1,
-    wires: [["p1"]],
+/** The restart flow (test/support/node-red-process.js), store: default. */
+const commandFlows = (sim, sink, awaitProps = {}) =>
+  commandFlow(sim, sink, {
+    label: "redeploy",
+    text: "across a redeploy",
+    keep: "kept",
+    fields: "id: msg.command.id, keep: msg.keep, markers: msg.markers.length",
+    awaitProps,
   });
-  return [
-    { id: "t1", type: "tab", label: "redeploy" },
-    accountNode(sim),
-    {
-      id: "i1",
-      type: "inject",
-      z: "t1",
-      props: [
-        { p: "payload", v: '{"/lcd/txt1":"across a redeploy"}', vt: "json" },
-        { p: "keep", v: "kept", vt: "str" },
-      ],
-      repeat: "",
-      once: false,
-      wires: [["s1"]],
-    },
-    {
-      id: "s1",
-      type: "edge-send-command",
-      z: "t1",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      elems: "",
-      ttl: "",
-      wires: [["a1"]],
-    },
-    {
-      id: "a1",
-      type: "edge-await-command",
-      z: "t1",
-      account: "acc",
-      inbox: "",
-      timeout: "60000",
-      interval: 200,
-      store: "",
-      wires: [["r0"], ["r1"], ["r2"]],
-      ...awaitProps,
-    },
-    report("r0", 0),
-    report("r1", 1),
-    report("r2", 2),
-    postNode("p1", "t1", `${sink.url}/out`),
-    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
-    {
-      id: "f9",
-      type: "function",
-      z: "t1",
-      func: "msg.payload = { message: msg.error.message };\nreturn msg;",
-      outputs: 1,
-      wires: [["p9"]],
-    },
-    postNode("p9", "t1", `${sink.url}/error`),
-  ];
-}
 
 const STARTED = /\[info\] Started (flows|modified nodes|modified flows)/g;
 
@@ -103,13 +53,7 @@ async function deploy(red, flows, options) {
   });
 }
 
-/** Presses the inject button; a deploy answers before its flows have started, so retry a 404. */
-async function inject(red) {
-  await waitFor(
-    async () => (await fetch(`${red.url}/inject/i1`, { method: "POST" })).status === 200,
-    { timeoutMs: WAIT, intervalMs: 100, what: `the inject node\n${red.output().slice(-2000)}` },
-  );
-}
+const inject = (red) => pressInject(red, WAIT);
 
 describe("edge-await-command and edge-watch-events redeployed on Node-RED's stock settings", function () {
   this.timeout(180000);

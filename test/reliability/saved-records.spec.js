@@ -9,75 +9,28 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { control, waitFor, sleep } = require("../support/simulator");
-const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
+const {
+  withRestarts,
+  deployFlows,
+  accountNode,
+  postNode,
+  commandFlow,
+  pressInject,
+} = require("../support/node-red-process");
 
 const WAIT = 30000;
 /** Reads of an inbox or a stream, by path or id. */
 const INBOX_GETS = "GET /v5.0/demo/event";
 const EVENT_GETS = INBOX_GETS;
 
-/** An inject, a send and an await node (store "file"); each output reported to /out. */
-function commandFlows(sim, sink) {
-  const report = (id, output) => ({
-    id,
-    type: "function",
-    z: "t1",
-    func:
-      `msg.payload = { output: ${output}, restored: msg.restored === true, ` +
-      `id: msg.command && msg.command.id, isArray: Array.isArray(msg.payload) };\nreturn msg;`,
-    outputs: 1,
-    wires: [["p1"]],
+/** The restart flow (test/support/node-red-process.js), store "file". */
+const commandFlows = (sim, sink) =>
+  commandFlow(sim, sink, {
+    label: "records",
+    text: "records",
+    fields: "id: msg.command && msg.command.id, isArray: Array.isArray(msg.payload)",
+    awaitProps: { store: "file" },
   });
-  return [
-    { id: "t1", type: "tab", label: "records" },
-    accountNode(sim),
-    {
-      id: "i1",
-      type: "inject",
-      z: "t1",
-      props: [{ p: "payload", v: '{"/lcd/txt1":"records"}', vt: "json" }],
-      repeat: "",
-      once: false,
-      wires: [["s1"]],
-    },
-    {
-      id: "s1",
-      type: "edge-send-command",
-      z: "t1",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      elems: "",
-      ttl: "",
-      wires: [["a1"]],
-    },
-    {
-      id: "a1",
-      type: "edge-await-command",
-      z: "t1",
-      account: "acc",
-      inbox: "",
-      timeout: "60000",
-      interval: 200,
-      store: "file",
-      wires: [["r0"], ["r1"], ["r2"]],
-    },
-    report("r0", 0),
-    report("r1", 1),
-    report("r2", 2),
-    postNode("p1", "t1", `${sink.url}/out`),
-    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
-    {
-      id: "f9",
-      type: "function",
-      z: "t1",
-      func: "msg.payload = { message: msg.error.message };\nreturn msg;",
-      outputs: 1,
-      wires: [["p9"]],
-    },
-    postNode("p9", "t1", `${sink.url}/error`),
-  ];
-}
 
 /** Bad records made from the good one: the field each must be dropped for, and its value. */
 function badRecords(good) {
@@ -131,12 +84,7 @@ describe("malformed records in a persistent context store, at a restart", functi
   const commandsSent = async () =>
     (await control(sim, "GET", "/devices/lcd-board")).json.streams.command.count;
 
-  async function inject(red) {
-    await waitFor(
-      async () => (await fetch(`${red.url}/inject/i1`, { method: "POST" })).status === 200,
-      { timeoutMs: WAIT, intervalMs: 100, what: `the inject node\n${red.output().slice(-2000)}` },
-    );
-  }
+  const inject = (red) => pressInject(red, WAIT);
 
   it("should drop each bad saved wait with a warning naming the node, keep running, and resume the good one", async function () {
     const posted = sink.got["/out"];

@@ -171,6 +171,78 @@ function postNode(id, z, url) {
 }
 
 /**
+ * The flow of the specs that restart or redeploy around a pending wait, on tab t1: inject i1
+ * (payload `{"/lcd/txt1": text}`, and msg.keep when given) into edge-send-command s1 (lcd-board)
+ * into edge-await-command a1 (`awaitProps` over a 60 s timeout, 200 ms interval, default store);
+ * each of a1's outputs n goes through a function that posts `{ output: n, restored, ...fields }`
+ * (`fields`: more of that object literal, as JS) to `${sink.url}/out`, and each caught error's
+ * message to `${sink.url}/error`.
+ */
+function commandFlow(sim, sink, { label, text, keep, fields, awaitProps = {} }) {
+  const report = (id, output) => ({
+    id,
+    type: "function",
+    z: "t1",
+    func: `msg.payload = { output: ${output}, restored: msg.restored === true, ${fields} };\nreturn msg;`,
+    outputs: 1,
+    wires: [["p1"]],
+  });
+  const props = [{ p: "payload", v: JSON.stringify({ "/lcd/txt1": text }), vt: "json" }];
+  if (keep !== undefined) props.push({ p: "keep", v: keep, vt: "str" });
+  return [
+    { id: "t1", type: "tab", label },
+    accountNode(sim),
+    { id: "i1", type: "inject", z: "t1", props, repeat: "", once: false, wires: [["s1"]] },
+    {
+      id: "s1",
+      type: "edge-send-command",
+      z: "t1",
+      account: "acc",
+      target: "device",
+      device: "lcd-board",
+      elems: "",
+      ttl: "",
+      wires: [["a1"]],
+    },
+    {
+      id: "a1",
+      type: "edge-await-command",
+      z: "t1",
+      account: "acc",
+      inbox: "",
+      timeout: "60000",
+      interval: 200,
+      store: "",
+      wires: [["r0"], ["r1"], ["r2"]],
+      ...awaitProps,
+    },
+    report("r0", 0),
+    report("r1", 1),
+    report("r2", 2),
+    postNode("p1", "t1", `${sink.url}/out`),
+    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
+    {
+      id: "f9",
+      type: "function",
+      z: "t1",
+      func: "msg.payload = { message: msg.error.message };\nreturn msg;",
+      outputs: 1,
+      wires: [["p9"]],
+    },
+    postNode("p9", "t1", `${sink.url}/error`),
+  ];
+}
+
+/** Presses inject i1; a deploy answers before its flows have started, so a 404 is retried. */
+async function pressInject(red, timeoutMs = 30000) {
+  const { waitFor } = require("./simulator");
+  await waitFor(
+    async () => (await fetch(`${red.url}/inject/i1`, { method: "POST" })).status === 200,
+    { timeoutMs, intervalMs: 100, what: `the inject node\n${red.output().slice(-2000)}` },
+  );
+}
+
+/**
  * The hooks of the restart specs: before each test a simulator (env.sim), a collector of what the
  * flow posts to `paths` (env.sink, test/support/http-server.js) and a user directory (env.userDir)
  * that env.startRed() starts a Node-RED on, with a file context store (or the settings it is given:
@@ -213,5 +285,7 @@ module.exports = {
   deployFlows,
   accountNode,
   postNode,
+  commandFlow,
+  pressInject,
   withRestarts,
 };
