@@ -5,7 +5,7 @@
 // answers at a pace of its own, with ids of its own shape. Reads are counted, never timed.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, unload, next, noMessage } = require("../support/red");
+const { helper, next, noMessage, withRed } = require("../support/red");
 const { startFlow, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
 
@@ -61,15 +61,7 @@ const poller = () => helper.getNode("acc").services.poller;
 
 describe("early inbox reads of edge-await-command, against a device of its own pace", function () {
   this.timeout(30_000);
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  afterEach(async function () {
-    await unload();
-  });
+  withRed();
 
   /**
    * The account's first command: nothing is known of its devices' pace, so the interval alone

@@ -5,7 +5,7 @@
 // against a server written here.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, unload, next, collect, noMessage } = require("../support/red");
+const { next, collect, noMessage, withRed } = require("../support/red");
 const { startNode } = require("../support/flow");
 const { serve } = require("../support/http-server");
 
@@ -33,15 +33,7 @@ const account = (server) => ({ url: server.url, company: "demo", user: "u", toke
 
 describe("edge-list-events against a server that ignores start", function () {
   this.timeout(20_000);
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  afterEach(async function () {
-    await unload();
-  });
+  withRed();
 
   it("ends all with the 20 events found, more: true and a warning, after three requests", async function () {
     const server = await ignoringStart();

@@ -5,7 +5,7 @@
 // less. Real Node-RED (test helper) against servers written here.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, unload, next, noMessage } = require("../support/red");
+const { next, noMessage, withRed } = require("../support/red");
 const { startFlow, awaitCommand } = require("../support/flow");
 const { waitFor, sleep } = require("../support/simulator");
 const { serve } = require("../support/http-server");
@@ -53,15 +53,7 @@ function warnings() {
 
 describe("Retry-After on the inbox reads of edge-await-command", function () {
   this.timeout(20_000);
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  afterEach(async function () {
-    await unload();
-  });
+  withRed();
 
   for (const retryAfter of ["999999", "99999999"]) {
     it(`ends the wait by its deadline, unread, after one read, when every read answers 429 with Retry-After: ${retryAfter}`, async function () {

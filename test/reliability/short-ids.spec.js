@@ -5,7 +5,7 @@
 // simulator's ids are all of one length.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, unload, next, noMessage, caughtCode } = require("../support/red");
+const { next, noMessage, caughtCode, withRed } = require("../support/red");
 const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
 
@@ -48,15 +48,7 @@ const marker = (creationDate, elems) => ({
 
 describe("short ids and the markers of other commands", function () {
   this.timeout(20_000);
-  before(function (done) {
-    helper.startServer(done);
-  });
-  after(function (done) {
-    helper.stopServer(done);
-  });
-  afterEach(async function () {
-    await unload();
-  });
+  withRed();
 
   it("does not complete the wait for command 7 with the marker of command 17, and completes it with its own", async function () {
     const now = Date.now();

@@ -52,23 +52,33 @@ async function unload() {
 }
 
 /**
- * The hooks every node spec shares: one test-helper server per file, a fresh simulator per test,
- * the flow unloaded and the simulator closed after it. Tests read the simulator as `env.sim`.
+ * The hooks of a spec against servers of its own: one test-helper server per file, the flow
+ * unloaded after each test.
  */
-function withRedAndSimulator(simOptions = {}) {
-  const { startSim } = require("./simulator");
-  const env = { sim: undefined };
+function withRed() {
   before(function (done) {
     helper.startServer(done);
   });
   after(function (done) {
     helper.stopServer(done);
   });
+  afterEach(async function () {
+    await unload();
+  });
+}
+
+/**
+ * The hooks every node spec shares: those of withRed, and a fresh simulator per test, closed
+ * after the flow is unloaded. Tests read the simulator as `env.sim`.
+ */
+function withRedAndSimulator(simOptions = {}) {
+  const { startSim } = require("./simulator");
+  const env = { sim: undefined };
+  withRed();
   beforeEach(async function () {
     env.sim = await startSim(simOptions);
   });
   afterEach(async function () {
-    await unload();
     await env.sim.close();
   });
   return env;
@@ -162,5 +172,6 @@ module.exports = {
   collect,
   noMessage,
   statuses,
+  withRed,
   withRedAndSimulator,
 };
