@@ -187,15 +187,17 @@
       search: function (value, done) {
         clearTimeout(timer);
         const current = value.trim();
-        const all = listAll;
-        listAll = false;
-        if (all) value = "";
-        if (value.indexOf("{{") >= 0) {
+        if (!listAll && value.indexOf("{{") >= 0) {
           show("");
           done([]);
           return;
         }
         timer = setTimeout(function () {
+          // Read here, not when the search starts: the button's focus can start a search that
+          // the keyup's replaces before its timer fires, and the list-all request went with the
+          // replaced one (the button then listed only what matched the field).
+          if (listAll) value = "";
+          listAll = false;
           const body = accountQuery();
           if (!body.account) {
             show(text("edge.editor.pickAccount"));

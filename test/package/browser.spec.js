@@ -148,6 +148,21 @@ describe("the editor in a browser", function () {
     await page.waitForSelector("#node-dialog-ok", { state: "detached" });
   }
 
+  // A test that fails inside a dialog leaves its tray open, and the editor's shade then takes every
+  // click of the tests after it (one failure once showed as seven): close what it left.
+  afterEach(async function () {
+    if (this.currentTest?.state !== "failed" || !page) return;
+    await page
+      .evaluate(async () => {
+        for (let i = 0; i < 5 && document.querySelector(".red-ui-tray"); i++)
+          await new Promise((resolve) => {
+            RED.tray.close(resolve);
+            setTimeout(resolve, 2000);
+          });
+      })
+      .catch(() => {});
+  });
+
   async function clickInject(name) {
     const inject = nodes.find((n) => n.type === "inject" && n.name === name);
     await showTab(inject.tab);
