@@ -9,9 +9,8 @@ const { control, waitFor, sleep } = require("../support/simulator");
 const {
   withRestarts,
   deployFlows,
-  accountNode,
-  postNode,
   commandFlow,
+  watchFlow,
   pressInject,
 } = require("../support/node-red-process");
 
@@ -222,45 +221,9 @@ describe("edge-await-command and edge-watch-events redeployed on Node-RED's stoc
   });
 
   describe("edge-watch-events, resume", function () {
-    /** A watch node; each event it sends reported to /event, each status it shows to /status. */
-    function watchFlows(stream) {
-      return [
-        { id: "t1", type: "tab", label: "redeploy" },
-        accountNode(sim),
-        {
-          id: "w1",
-          type: "edge-watch-events",
-          z: "t1",
-          account: "acc",
-          stream: stream.path,
-          // Read at each start only: what arrives afterwards can only come from a kept position.
-          interval: 86400000,
-          start: "resume",
-          last: 10,
-          store: "",
-          wires: [["f1"]],
-        },
-        {
-          id: "f1",
-          type: "function",
-          z: "t1",
-          func: "msg.payload = { id: msg.eventId, seq: msg.payload.elems.seq, round: msg.payload.elems.round, gap: msg.gap === true };\nreturn msg;",
-          outputs: 1,
-          wires: [["p1"]],
-        },
-        postNode("p1", "t1", `${sink.url}/event`),
-        { id: "s1", type: "status", z: "t1", scope: ["w1"], wires: [["f2"]] },
-        {
-          id: "f2",
-          type: "function",
-          z: "t1",
-          func: "msg.payload = { text: msg.status.text, fill: msg.status.fill };\nreturn msg;",
-          outputs: 1,
-          wires: [["p2"]],
-        },
-        postNode("p2", "t1", `${sink.url}/status`),
-      ];
-    }
+    /** The restart watch (test/support/node-red-process.js), its position in the default store. */
+    const watchFlows = (stream) =>
+      watchFlow(sim, sink, stream, { label: "redeploy", watchProps: { store: "" } });
 
     it("should send what arrived before each redeploy once, with no replay and no loss", async function () {
       const events = sink.got["/event"];

@@ -6,49 +6,12 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const { control, waitFor, sleep } = require("../support/simulator");
-const { withRestarts, deployFlows, accountNode, postNode } = require("../support/node-red-process");
+const { withRestarts, deployFlows, watchFlow } = require("../support/node-red-process");
 
 const WAIT = 30000;
 
-/** A watch node; each event it sends reported to /event, each status it shows to /status. */
-function flows(sim, stream, sink) {
-  return [
-    { id: "t1", type: "tab", label: "restart" },
-    accountNode(sim),
-    {
-      id: "w1",
-      type: "edge-watch-events",
-      z: "t1",
-      account: "acc",
-      stream: stream.path,
-      // Read at each start only: what arrives afterwards can only come from a resumed position.
-      interval: 86400000,
-      start: "resume",
-      last: 10,
-      store: "file",
-      wires: [["f1"]],
-    },
-    {
-      id: "f1",
-      type: "function",
-      z: "t1",
-      func: "msg.payload = { id: msg.eventId, seq: msg.payload.elems.seq, round: msg.payload.elems.round, gap: msg.gap === true };\nreturn msg;",
-      outputs: 1,
-      wires: [["p1"]],
-    },
-    postNode("p1", "t1", `${sink.url}/event`),
-    { id: "s1", type: "status", z: "t1", scope: ["w1"], wires: [["f2"]] },
-    {
-      id: "f2",
-      type: "function",
-      z: "t1",
-      func: "msg.payload = { text: msg.status.text, fill: msg.status.fill };\nreturn msg;",
-      outputs: 1,
-      wires: [["p2"]],
-    },
-    postNode("p2", "t1", `${sink.url}/status`),
-  ];
-}
+/** The restart watch (test/support/node-red-process.js), its position in the file store. */
+const flows = (sim, stream, sink) => watchFlow(sim, sink, stream, { label: "restart" });
 
 describe("edge-watch-events resume across Node-RED restarts", function () {
   this.timeout(180000);

@@ -233,6 +233,52 @@ function commandFlow(sim, sink, { label, text, keep, fields, awaitProps = {} }) 
   ];
 }
 
+/**
+ * The watch of the specs that restart or redeploy around a stream position, on tab t1: a
+ * `resume` watch w1 of `stream` (its `watchProps` over store "file" and a day's interval, so that
+ * only a start reads: what arrives afterwards can only come from a kept position), each event
+ * posted to `${sink.url}/event` as `{ id, seq, round, gap }` of its elems, each status it shows to
+ * `${sink.url}/status`.
+ */
+function watchFlow(sim, sink, stream, { label, watchProps = {} }) {
+  return [
+    { id: "t1", type: "tab", label },
+    accountNode(sim),
+    {
+      id: "w1",
+      type: "edge-watch-events",
+      z: "t1",
+      account: "acc",
+      stream: stream.path,
+      interval: 86400000,
+      start: "resume",
+      last: 10,
+      store: "file",
+      wires: [["f1"]],
+      ...watchProps,
+    },
+    {
+      id: "f1",
+      type: "function",
+      z: "t1",
+      func: "msg.payload = { id: msg.eventId, seq: msg.payload.elems.seq, round: msg.payload.elems.round, gap: msg.gap === true };\nreturn msg;",
+      outputs: 1,
+      wires: [["p1"]],
+    },
+    postNode("p1", "t1", `${sink.url}/event`),
+    { id: "s1", type: "status", z: "t1", scope: ["w1"], wires: [["f2"]] },
+    {
+      id: "f2",
+      type: "function",
+      z: "t1",
+      func: "msg.payload = { text: msg.status.text, fill: msg.status.fill };\nreturn msg;",
+      outputs: 1,
+      wires: [["p2"]],
+    },
+    postNode("p2", "t1", `${sink.url}/status`),
+  ];
+}
+
 /** Presses inject i1; a deploy answers before its flows have started, so a 404 is retried. */
 async function pressInject(red, timeoutMs = 30000) {
   const { waitFor } = require("./simulator");
@@ -286,6 +332,7 @@ module.exports = {
   accountNode,
   postNode,
   commandFlow,
+  watchFlow,
   pressInject,
   withRestarts,
 };
