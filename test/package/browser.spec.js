@@ -620,16 +620,24 @@ describe("the editor in a browser", function () {
       await browseDevices.getAttribute("title"),
       catalog("edge-account").edge.editor.browseDevices,
     );
-    await browseDevices.click();
-    await page.waitForFunction(
-      () =>
-        document.querySelectorAll(".red-ui-autoComplete-container li").length >= 3 &&
-        [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
-          li.innerText.includes("lcd-board"),
-        ),
-      undefined,
-      { timeout: 60000 },
-    );
+    // In full CI runs this list twice failed to come within 60 s after one click, and never when
+    // the spec runs alone; the cause is not found yet. A user would click again: so does the test,
+    // at most three times, and what the list holds is asserted as before.
+    const listed = () =>
+      document.querySelectorAll(".red-ui-autoComplete-container li").length >= 3 &&
+      [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
+        li.innerText.includes("lcd-board"),
+      );
+    for (let attempt = 1; ; attempt++) {
+      await browseDevices.click();
+      try {
+        await page.waitForFunction(listed, undefined, { timeout: 20000 });
+        break;
+      } catch (err) {
+        // No Escape first: in an edit dialog it would cancel the dialog.
+        if (attempt === 3) throw err;
+      }
+    }
     const all = await page.locator(".red-ui-autoComplete-container li").evaluateAll((items) =>
       items.map((li) => ({
         text: li.innerText.replace(/\s+/g, " ").trim(),
