@@ -8,8 +8,9 @@ import type { DeviceEvent } from "../lib/api/types";
 import { CommandWait } from "../lib/commands/command-wait";
 import type { CommandWaitOptions, WaitOutcome } from "../lib/commands/command-wait";
 import type { CommandRef } from "../lib/commands/command-ref";
-import type { InboxObserver, InboxPoller, InboxRef } from "../lib/commands/inbox-poller";
-import type { WaitStore } from "../lib/commands/saved-waits";
+import type { InboxPoller } from "../lib/commands/inbox-poller";
+import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
+import type { WaitStore } from "../lib/node-red/saved-waits";
 import type { InputContext, Result } from "../lib/node-red/handler";
 import type { Translate } from "../lib/node-red/i18n";
 

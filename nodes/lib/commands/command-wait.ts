@@ -9,7 +9,8 @@
 import type { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
-import type { InboxObserver, InboxPoller, InboxRef, Wait, WatchHandle } from "./inbox-poller";
+import type { InboxPoller } from "./inbox-poller";
+import type { InboxObserver, InboxRef, Wait, WatchHandle } from "./inbox-types";
 import type { MarkerName } from "./markers";
 
 /** How a wait ended; `markers` are the command's markers seen, in the order they came. */
