@@ -24,7 +24,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
-import type { InboxObserver, InboxRef, Wait } from "./inbox-poller";
+import type { InboxObserver, InboxRef, Wait } from "./inbox-types";
 import { Entry, InboxWaits } from "./inbox-waits";
 import type { EntryOwner } from "./inbox-waits";
 import { markerOf, namesSomeId } from "./markers";
