@@ -34,6 +34,8 @@ export interface Device {
   state: Record<string, Scalar>;
   resources: string[];
   online: boolean;
+  /** Set for a device that faults every command (seed `fault`), with the reason it gives. */
+  fault: string | undefined;
   commandStream: Stream;
   inboxStream: Stream;
 }
@@ -171,6 +173,7 @@ export class Store {
       state: { ...(spec.state ?? {}) },
       resources: [...(spec.resources ?? [])],
       online: spec.online ?? true,
+      fault: spec.fault,
       // Assigned right below: the streams need the device and the device its streams.
       commandStream: undefined as unknown as Stream,
       inboxStream: undefined as unknown as Stream,
@@ -285,6 +288,7 @@ export class Store {
       if (sd.resources !== undefined) spec.resources = sd.resources;
       if (sd.state !== undefined) spec.state = sd.state;
       if (sd.online !== undefined) spec.online = sd.online;
+      if (sd.fault !== undefined) spec.fault = sd.fault;
       if (sd.commandStreamId !== undefined) spec.commandStreamId = sd.commandStreamId;
       if (sd.inboxStreamId !== undefined) spec.inboxStreamId = sd.inboxStreamId;
       this.createDevice(spec);
