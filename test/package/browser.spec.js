@@ -644,13 +644,18 @@ describe("the editor in a browser", function () {
         current: !!li.querySelector(".edge-picker-current"),
       })),
     );
+    // The seed's devices, oldest first, then the fleet npm start adds for example 07.
+    const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
+    const fleet = Array.from({ length: DEMO_FLEET.devices }, (_, i) =>
+      fleetName(i + 1, DEMO_FLEET.devices),
+    );
     assert.deepEqual(
       all.map((i) => i.text.split(" ")[0]),
-      ["pump-3", "lcd-board", "sensor-hub"],
+      ["pump-3", "lcd-board", "sensor-hub", ...fleet],
     );
     assert.deepEqual(
       all.map((i) => i.current),
-      [true, false, false],
+      [true, ...Array(2 + fleet.length).fill(false)],
     );
     await choose("sensor-hub");
     assert.equal(await page.locator("#node-input-device").inputValue(), "sensor-hub");
