@@ -69,6 +69,8 @@ export interface Counts {
   failed: number;
   notSent: number;
   inFlight: number;
+  /** Not started yet. */
+  pending: number;
 }
 
 /** One pass over the devices: for the report, the status and the sidebar. */
@@ -82,10 +84,12 @@ export function countsOf(devices: readonly DeviceRecord[]): Counts {
     failed: 0,
     notSent: 0,
     inFlight: 0,
+    pending: 0,
   };
   for (const d of devices) {
     if (d.commandId !== undefined || d.state === "sent") c.sent++;
     if (d.state === "sending" || d.state === "sent") c.inFlight++;
+    else if (d.state === "pending") c.pending++;
     switch (d.outcome) {
       case "complete":
         c.complete++;

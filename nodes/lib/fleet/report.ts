@@ -1,5 +1,4 @@
-// What a fleet job tells: the report that ends it (output 1), and the view of a running job that
-// the editor's sidebar lists (lib/account/jobs.ts).
+// What a fleet job tells when it ends: the report on output 1, one entry per device.
 import type { Outcome, JobRecord } from "./job";
 import { countsOf } from "./job";
 
@@ -61,39 +60,5 @@ export function reportOf(
       error: d.error ?? null,
       ...(d.message !== undefined ? { message: d.message } : {}),
     })),
-  };
-}
-
-/** A running job as the editor's sidebar lists it. */
-export interface JobView {
-  job: string;
-  total: number;
-  sent: number;
-  complete: number;
-  fault: number;
-  timedOut: number;
-  failed: number;
-  notSent: number;
-  inFlight: number;
-  startedAt: number;
-  restored: boolean;
-  state: "running" | "stopping";
-}
-
-export function viewOf(job: JobRecord, restored: boolean): JobView {
-  const c = countsOf(job.devices);
-  return {
-    job: job.job,
-    total: c.total,
-    sent: c.sent,
-    complete: c.complete,
-    fault: c.fault,
-    timedOut: c.timedOut,
-    failed: c.failed,
-    notSent: c.notSent,
-    inFlight: c.inFlight,
-    startedAt: job.startedAt,
-    restored,
-    state: job.stopped === undefined ? "running" : "stopping",
   };
 }
