@@ -259,6 +259,7 @@
           // Read here, not when the search starts: the button's focus can start a search that
           // the keyup's replaces before its timer fires, and the list-all request went with the
           // replaced one (the button then listed only what matched the field).
+          // Where the pick goes (lastEntry); a single field's pick replaces it all.
           const at = many ? lastEntry(value, listAll) : { head: "", search: value };
           if (listAll) at.search = "";
           listAll = false;
@@ -294,10 +295,10 @@
                 return;
               }
               // The current one first: Enter, which takes the first entry, then keeps it.
-              const at = items.findIndex(function (item) {
+              const first = items.findIndex(function (item) {
                 return item.value === current;
               });
-              if (at > 0) items.unshift(items.splice(at, 1)[0]);
+              if (first > 0) items.unshift(items.splice(first, 1)[0]);
               done(
                 items.map(function (item) {
                   return completion(item, item.value === current, item.value);

@@ -76,8 +76,10 @@ describe("the fleet command's dialog in a browser", function () {
     );
 
   async function choose(value) {
+    // The entry whose name is the value (its text runs on into the device's id).
     await page
-      .locator(".red-ui-autoComplete-container li", { hasText: new RegExp(`^\\s*${value}\\b`) })
+      .locator(".red-ui-autoComplete-container li")
+      .filter({ has: page.getByText(value, { exact: true }) })
       .first()
       .click();
     await page.waitForSelector(".red-ui-autoComplete-container", { state: "detached" });
