@@ -11,7 +11,8 @@ import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
 import { parseMessage, serializeMessage } from "../lib/commands/saved-message";
 import { FleetJob } from "../lib/fleet/fleet-job";
-import type { DeviceResult } from "../lib/fleet/fleet-job";
+import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
+import type { InboxObserver } from "../lib/commands/inbox-poller";
 import { countsOf } from "../lib/fleet/job";
 import type { JobRecord, JobSettings } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
@@ -171,6 +172,7 @@ export = function (RED: NodeAPI): void {
     /** The job running now, with whether it was resumed. */
     let current: { job: FleetJob; restored: boolean } | undefined;
     let closing = false;
+    let overrunWarned = false;
     /** Saved jobs being resumed, by the message they resume. */
     const restoring = new WeakMap<object, { key: string; job: JobRecord }>();
 
@@ -241,7 +243,23 @@ export = function (RED: NodeAPI): void {
             fill: report.aborted ? "red" : failed > 0 ? "yellow" : "green",
           });
         };
-        const job = new FleetJob(record, { client, names, poller }, ctx.call, {
+        const observer: InboxObserver = {
+          onReadState(err) {
+            if (err)
+              ctx.status({
+                fill: "yellow",
+                shape: "ring",
+                text: clip(t("edge-fleet-command.status.unread", { reason: err.code })),
+              });
+            else ctx.busy();
+          },
+          onOverrun() {
+            if (overrunWarned) return;
+            overrunWarned = true;
+            warn(t("edge-fleet-command.warn.overrun"));
+          },
+        };
+        const hooks: FleetJobHooks = {
           save: (r) => {
             saved.save(key, r);
           },
@@ -265,7 +283,8 @@ export = function (RED: NodeAPI): void {
             finish();
           },
           describe,
-        });
+        };
+        const job = new FleetJob(record, { client, names, poller }, ctx.call, hooks, observer);
         current = { job, restored };
         saved.save(key, record);
         if (ctx.signal.aborted) {
