@@ -171,6 +171,9 @@ export = function (RED: NodeAPI): void {
     const turns = new Turns(MAX_QUEUED);
     /** The job running now, with whether it was resumed. */
     let current: { job: FleetJob; restored: boolean } | undefined;
+    /** A job holds the turn but is still resolving its devices; and msg.cancel came meanwhile. */
+    let resolving = false;
+    let cancelAsked = false;
     let closing = false;
     let overrunWarned = false;
     /** Saved jobs being resumed, by the message they resume. */
@@ -306,7 +309,9 @@ export = function (RED: NodeAPI): void {
     const step = async (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
       if (msg.cancel === true) {
         // Ends with done() and no output of its own; the job's report tells what was cancelled.
-        current?.job.cancel();
+        // Jobs still queued behind it are not cancelled: each is a message of its own.
+        if (current) current.job.cancel();
+        else if (resolving) cancelAsked = true;
         return null;
       }
       const resumed = restoring.get(msg);
@@ -317,6 +322,7 @@ export = function (RED: NodeAPI): void {
         if (resumed) return await runJob(resumed.key, resumed.job, true, msg, ctx);
         if (!plan) return null;
         const { client, names } = accountOf(RED, def.account);
+        resolving = true;
         ctx.busy();
         const devices = await resolveTargets(
           client,
@@ -350,9 +356,14 @@ export = function (RED: NodeAPI): void {
         if (dropped.length > 0)
           warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
         record.msg = json;
+        // Cancelled while its devices were being resolved: it reports them all not sent.
+        if (cancelAsked) record.stopped = "cancelled";
+        resolving = false;
         return await runJob(saved.newKey(), record, false, msg, ctx);
       } finally {
         current = undefined;
+        resolving = false;
+        cancelAsked = false;
         turns.release();
       }
     };

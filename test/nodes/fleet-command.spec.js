@@ -304,6 +304,27 @@ describe("edge-fleet-command", function () {
     assert.equal(caught.received.length, 0);
   });
 
+  it("cancels a job whose devices are still being resolved: none is sent", async function () {
+    const { f1, report, caught } = await start(env.sim);
+    // The id's look-up (GET /device/<id>) answers late, so the cancel comes during it.
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: `/device/${SEED.lcd.id}`,
+      delayMs: 500,
+    });
+    f1.receive({ payload: ELEMS, devices: [SEED.lcd.id] });
+    await sleep(150);
+    f1.receive({ cancel: true });
+    const r = (await next(report, 10000)).payload;
+    assert.equal(r.cancelled, true);
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [["lcd-board", "not-sent"]],
+    );
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 0);
+    assert.equal(caught.received.length, 0);
+  });
+
   it("runs one job at a time: a message during a job waits for it", async function () {
     await addDevices(env.sim, ["q1", "q2"]);
     const { f1, report } = await start(env.sim, { rate: 2 });
