@@ -11,7 +11,8 @@ import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
 import { parseMessage, serializeMessage } from "../lib/commands/saved-message";
 import { FleetJob } from "../lib/fleet/fleet-job";
-import type { DeviceResult } from "../lib/fleet/fleet-job";
+import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
+import type { InboxObserver } from "../lib/commands/inbox-poller";
 import { countsOf } from "../lib/fleet/job";
 import type { JobRecord, JobSettings } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
@@ -170,7 +171,11 @@ export = function (RED: NodeAPI): void {
     const turns = new Turns(MAX_QUEUED);
     /** The job running now, with whether it was resumed. */
     let current: { job: FleetJob; restored: boolean } | undefined;
+    /** A job holds the turn but is still resolving its devices; and msg.cancel came meanwhile. */
+    let resolving = false;
+    let cancelAsked = false;
     let closing = false;
+    let overrunWarned = false;
     /** Saved jobs being resumed, by the message they resume. */
     const restoring = new WeakMap<object, { key: string; job: JobRecord }>();
 
@@ -241,7 +246,23 @@ export = function (RED: NodeAPI): void {
             fill: report.aborted ? "red" : failed > 0 ? "yellow" : "green",
           });
         };
-        const job = new FleetJob(record, { client, names, poller }, ctx.call, {
+        const observer: InboxObserver = {
+          onReadState(err) {
+            if (err)
+              ctx.status({
+                fill: "yellow",
+                shape: "ring",
+                text: clip(t("edge-fleet-command.status.unread", { reason: err.code })),
+              });
+            else ctx.busy();
+          },
+          onOverrun() {
+            if (overrunWarned) return;
+            overrunWarned = true;
+            warn(t("edge-fleet-command.warn.overrun"));
+          },
+        };
+        const hooks: FleetJobHooks = {
           save: (r) => {
             saved.save(key, r);
           },
@@ -265,7 +286,8 @@ export = function (RED: NodeAPI): void {
             finish();
           },
           describe,
-        });
+        };
+        const job = new FleetJob(record, { client, names, poller }, ctx.call, hooks, observer);
         current = { job, restored };
         saved.save(key, record);
         if (ctx.signal.aborted) {
@@ -287,7 +309,9 @@ export = function (RED: NodeAPI): void {
     const step = async (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
       if (msg.cancel === true) {
         // Ends with done() and no output of its own; the job's report tells what was cancelled.
-        current?.job.cancel();
+        // Jobs still queued behind it are not cancelled: each is a message of its own.
+        if (current) current.job.cancel();
+        else if (resolving) cancelAsked = true;
         return null;
       }
       const resumed = restoring.get(msg);
@@ -298,6 +322,7 @@ export = function (RED: NodeAPI): void {
         if (resumed) return await runJob(resumed.key, resumed.job, true, msg, ctx);
         if (!plan) return null;
         const { client, names } = accountOf(RED, def.account);
+        resolving = true;
         ctx.busy();
         const devices = await resolveTargets(
           client,
@@ -331,9 +356,14 @@ export = function (RED: NodeAPI): void {
         if (dropped.length > 0)
           warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
         record.msg = json;
+        // Cancelled while its devices were being resolved: it reports them all not sent.
+        if (cancelAsked) record.stopped = "cancelled";
+        resolving = false;
         return await runJob(saved.newKey(), record, false, msg, ctx);
       } finally {
         current = undefined;
+        resolving = false;
+        cancelAsked = false;
         turns.release();
       }
     };

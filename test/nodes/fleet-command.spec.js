@@ -16,6 +16,7 @@ const { startFlow } = require("../support/flow");
 const { SEED } = require("../support/seed");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
+const { jobsOf } = require("../../dist/nodes/lib/account/jobs.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
 const COMMAND_POSTS = "POST /v5.0/demo/event";
 
@@ -174,9 +175,20 @@ describe("edge-fleet-command", function () {
     await addDevices(env.sim, names);
     await control(env.sim, "DELETE", "/requests");
     const { f1, report } = await start(env.sim, { devices: names.join(","), rate: 5 });
-    f1.receive({ payload: ELEMS });
+    f1.receive({ payload: ELEMS, job: "hall 2" });
+    // Half way, the editor's sidebar lists the job with its progress.
+    await sleep(700);
+    const { rows } = jobsOf("acc", (text) => text);
+    assert.equal(rows.length, 1);
+    const [row] = rows;
+    assert.equal(row.job, "hall 2");
+    assert.equal(row.node, "f1");
+    assert.equal(row.total, 10);
+    assert.equal(row.state, "running");
+    assert.ok(row.sent >= 1 && row.sent < 10, JSON.stringify(row));
     const r = (await next(report, 20000)).payload;
     assert.equal(r.complete, 10);
+    assert.deepEqual(jobsOf("acc", (text) => text).rows, []);
     const posts = (await control(env.sim, "GET", "/requests?limit=1000")).json.filter(
       (q) => `${q.method} ${q.pathname}` === COMMAND_POSTS,
     );
@@ -301,6 +313,27 @@ describe("edge-fleet-command", function () {
     for (const d of r.devices)
       assert.equal(await commandsOf(env.sim, d.device), d.outcome === "complete" ? 1 : 0);
     await noMessage(report, 300);
+    assert.equal(caught.received.length, 0);
+  });
+
+  it("cancels a job whose devices are still being resolved: none is sent", async function () {
+    const { f1, report, caught } = await start(env.sim);
+    // The id's look-up (GET /device/<id>) answers late, so the cancel comes during it.
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: `/device/${SEED.lcd.id}`,
+      delayMs: 500,
+    });
+    f1.receive({ payload: ELEMS, devices: [SEED.lcd.id] });
+    await sleep(150);
+    f1.receive({ cancel: true });
+    const r = (await next(report, 10000)).payload;
+    assert.equal(r.cancelled, true);
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [["lcd-board", "not-sent"]],
+    );
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 0);
     assert.equal(caught.received.length, 0);
   });
 

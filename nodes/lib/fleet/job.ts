@@ -87,7 +87,14 @@ export function countsOf(devices: readonly DeviceRecord[]): Counts {
     pending: 0,
   };
   for (const d of devices) {
-    if (d.commandId !== undefined || d.state === "sent") c.sent++;
+    // Sent: the server took the command (awaited now, or ended with a result or none in time).
+    if (
+      d.state === "sent" ||
+      d.outcome === "complete" ||
+      d.outcome === "fault" ||
+      d.outcome === "timed-out"
+    )
+      c.sent++;
     if (d.state === "sending" || d.state === "sent") c.inFlight++;
     else if (d.state === "pending") c.pending++;
     switch (d.outcome) {
