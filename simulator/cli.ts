@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The edgewire-sim command: runs the simulator in the foreground until SIGINT or SIGTERM.
 
-import { MAX_FLEET, start, type Simulator, type SimulatorOptions } from "./index";
+import { DEMO_FLEET, MAX_FLEET, start, type Simulator, type SimulatorOptions } from "./index";
 
 const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] [--command-delay <ms>]
                     [--telemetry <ms>] [--devices <n>] [--offline <names>] [--faulty <names>]
+                    [--demo-fleet]
 
   --port <n>            port to listen on (default 8686; 0 picks a free port)
   --host <addr>         address to bind (default 127.0.0.1)
@@ -14,6 +15,8 @@ const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] 
   --devices <n>         adds n devices unit-001, unit-002 ... (default 0, at most ${MAX_FLEET})
   --offline <names>     these devices (comma-separated) start offline
   --faulty <names>      these devices answer every command with COMMAND_FAULT
+  --demo-fleet          the fleet of example 07 and npm start: --devices ${DEMO_FLEET.devices} --faulty ${DEMO_FLEET.faulty.join(",")}
+                        --offline ${DEMO_FLEET.offline.join(",")} (options after it change it)
 `;
 
 const FLAGS = [
@@ -37,6 +40,11 @@ function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
     const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
     if (flag === "--help" || flag === "-h") {
       options.help = true;
+      continue;
+    }
+    if (flag === "--demo-fleet") {
+      if (flag !== arg) throw new UsageError(`${flag} takes no value`);
+      Object.assign(options, structuredClone(DEMO_FLEET));
       continue;
     }
     if (!FLAGS.includes(flag)) throw new UsageError(`unknown option: ${arg}`);

@@ -114,6 +114,36 @@ describe("edgewire-sim command", function () {
     assert.equal(result.code, 0, result.stderr);
   });
 
+  it("starts example 07's fleet with --demo-fleet, the one npm start runs", async function () {
+    let checked;
+    const result = await run(["--port", "0", "--demo-fleet"], {
+      onLine: (line, child) => {
+        checked = (async () => {
+          const url = /listening on (http:\/\/[\d.:]+)/.exec(line)[1];
+          const sim = { url };
+          const units = await Promise.all(
+            ["unit-001", "unit-004", "unit-009", "unit-012"].map((d) => deviceInfo(sim, d)),
+          );
+          assert.deepEqual(
+            units.map((u) => [u.online, u.fault ?? null]),
+            [
+              [true, null],
+              [true, "simulated device fault"],
+              [false, null],
+              [true, null],
+            ],
+          );
+          assert.equal((await control(sim, "GET", "/devices/unit-013")).status, 404);
+        })().finally(() => child.kill("SIGTERM"));
+      },
+    });
+    await checked;
+    assert.equal(result.code, 0, result.stderr);
+    const valued = await run(["--demo-fleet=yes"]);
+    assert.equal(valued.code, 2);
+    assert.match(valued.stderr, /--demo-fleet takes no value/);
+  });
+
   it("names the device --offline or --faulty does not know, and refuses a fleet too large", async function () {
     const unknown = await run(["--port", "0", "--devices", "2", "--offline", "unit-003"]);
     assert.equal(unknown.code, 1);
