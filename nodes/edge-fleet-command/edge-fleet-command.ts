@@ -14,7 +14,7 @@ import { FleetJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
 import { countsOf } from "../lib/fleet/job";
-import type { JobRecord, JobSettings } from "../lib/fleet/job";
+import type { DeviceRecord, JobRecord, JobSettings } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
 import { registerJob } from "../lib/account/jobs";
 import type { JobView } from "../lib/account/jobs";
@@ -137,6 +137,11 @@ function viewOf(job: JobRecord, restored: boolean): JobView {
   };
 }
 
+/** A device that ended without a command sent: it has no marker and no command. */
+function unsentResult(d: DeviceRecord): DeviceResult {
+  return { record: d, command: null, marker: null, markers: [] };
+}
+
 /** The node's short status for a job: `12/40 · 2 ✗`. */
 function progressText(t: Translate, job: JobRecord): string {
   const c = countsOf(job.devices);
@@ -234,7 +239,14 @@ export = function (RED: NodeAPI): void {
     ): Promise<Result | null> =>
       new Promise<Result | null>((resolve) => {
         const { client, names, poller } = accountOf(RED, def.account);
+        const onAbort = (): void => {
+          job.close();
+          resolve(null);
+        };
         const finish = (): void => {
+          // The signal is the node's, shared by every job it runs: a listener left on it would
+          // hold this job's record until the node closes.
+          ctx.signal.removeEventListener("abort", onAbort);
           saved.remove(key);
           const report = reportOf(record, { restored, dryRun: false, endedAt: Date.now() });
           const failed = report.fault + report.timedOut + report.failed;
@@ -274,15 +286,7 @@ export = function (RED: NodeAPI): void {
             // Devices left unsent by a stop rule or a cancel still get their message.
             for (const d of record.devices)
               if (d.outcome === "not-sent")
-                ctx.send([
-                  null,
-                  deviceMessage(record, msg, {
-                    record: d,
-                    command: null,
-                    marker: null,
-                    markers: [],
-                  }),
-                ]);
+                ctx.send([null, deviceMessage(record, msg, unsentResult(d))]);
             finish();
           },
           describe,
@@ -294,14 +298,7 @@ export = function (RED: NodeAPI): void {
           resolve(null);
           return;
         }
-        ctx.signal.addEventListener(
-          "abort",
-          () => {
-            job.close();
-            resolve(null);
-          },
-          { once: true },
-        );
+        ctx.signal.addEventListener("abort", onAbort, { once: true });
         ctx.busy();
         job.start();
       });
@@ -356,6 +353,10 @@ export = function (RED: NodeAPI): void {
         if (dropped.length > 0)
           warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
         record.msg = json;
+        // A device whose id could not be looked up has its outcome already: its message goes
+        // now, as every other device's goes when its outcome is known (never again on a resume).
+        for (const d of devices)
+          if (d.outcome === "failed") ctx.send([null, deviceMessage(record, msg, unsentResult(d))]);
         // Cancelled while its devices were being resolved: it reports them all not sent.
         if (cancelAsked) record.stopped = "cancelled";
         resolving = false;

@@ -12,6 +12,7 @@ const {
   caughtCode,
   withRedAndSimulator,
 } = require("../support/red");
+const { getEventListeners } = require("node:events");
 const { startFlow } = require("../support/flow");
 const { SEED } = require("../support/seed");
 
@@ -36,7 +37,7 @@ const commandsOf = async (sim, name) =>
   (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
 
 /** The fleet node "f1" with helpers on its outputs (report, each) and the flow's Catch. */
-async function start(sim, props = {}) {
+async function start(sim, props = {}, account = { rate: 0, concurrency: 16 }) {
   const { get } = await startFlow(
     sim,
     [
@@ -59,7 +60,7 @@ async function start(sim, props = {}) {
       { id: "report", type: "helper" },
       { id: "each", type: "helper" },
     ],
-    { account: { rate: 0, concurrency: 16 }, extraTypes: [FLEET] },
+    { account, extraTypes: [FLEET] },
   );
   return { f1: get("f1"), report: get("report"), each: get("each"), caught: get("caught") };
 }
@@ -363,5 +364,94 @@ describe("edge-fleet-command", function () {
     await sleep(100);
     assert.equal(report.received.length, 0);
     assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
+  });
+
+  it("waits for room when its Concurrency is more than the account's At once and Queue: no device fails queue-full", async function () {
+    const names = Array.from({ length: 12 }, (_, i) => `w${i}`);
+    await addDevices(env.sim, names);
+    const { f1, report, each, caught } = await start(
+      env.sim,
+      { devices: names.join(","), concurrency: 12 },
+      { rate: 0, concurrency: 2, queue: 3 },
+    );
+    f1.receive({ payload: ELEMS });
+    const r = (await next(report, 20000)).payload;
+    assert.deepEqual(
+      r.devices.filter((d) => d.outcome !== "complete"),
+      [],
+    );
+    assert.equal(r.complete, 12);
+    for (const name of names) assert.equal(await commandsOf(env.sim, name), 1);
+    assert.equal((await collect(each, 12)).length, 12);
+    assert.equal(caught.received.length, 0);
+  });
+
+  it("gives a device whose id cannot be looked up its message on output 2 as well", async function () {
+    await addDevices(env.sim, ["m1"]);
+    const { f1, report, each } = await start(env.sim);
+    const unknownId = "d0123456789abcdef01234567";
+    f1.receive({ payload: ELEMS, devices: ["m1", unknownId] });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [
+        ["m1", "complete"],
+        [unknownId, "failed"],
+      ],
+    );
+    const msgs = await collect(each, 2, 5000);
+    const failed = msgs.find((m) => m.device === unknownId);
+    assert.equal(failed.outcome, "failed");
+    assert.equal(failed.edgeError.code, byDevice(r)[unknownId].error);
+    assert.equal(failed.command, null);
+    await noMessage(each, 200);
+  });
+
+  it("leaves no listener behind on the node's abort signal after each job", async function () {
+    await addDevices(env.sim, ["l1"]);
+    // The signals listened to, with how often: the node's is listened to by every job (and by
+    // its queued calls), each request's own signal by the abort hub once.
+    const adds = new Map();
+    const add = AbortSignal.prototype.addEventListener;
+    AbortSignal.prototype.addEventListener = function (...args) {
+      adds.set(this, (adds.get(this) ?? 0) + 1);
+      return add.apply(this, args);
+    };
+    const listeners = () =>
+      [...adds].reduce(
+        (n, [s, times]) => n + (times > 1 ? getEventListeners(s, "abort").length : 0),
+        0,
+      );
+    try {
+      const { f1, report } = await start(env.sim);
+      f1.receive({ payload: ELEMS, devices: ["l1"] });
+      await next(report, 15000);
+      const afterOne = listeners();
+      for (let i = 0; i < 3; i++) {
+        f1.receive({ payload: ELEMS, devices: ["l1"] });
+        await next(report, 15000);
+      }
+      assert.equal(listeners(), afterOne, "listeners grow with each job");
+    } finally {
+      AbortSignal.prototype.addEventListener = add;
+    }
+  });
+
+  it("refuses a message past its own queue of 100 with queue-full; the queued ones run in turn", async function () {
+    await addDevices(env.sim, ["slow-1"], { offline: ["slow-1"] });
+    const { f1, report, caught } = await start(env.sim, { timeout: "1500" });
+    f1.receive({ payload: ELEMS, devices: ["slow-1"], job: "first" });
+    for (let i = 0; i < 100; i++)
+      f1.receive({ payload: ELEMS, devices: ["lcd-board"], dryRun: true, job: `dry ${i}` });
+    f1.receive({ payload: ELEMS, devices: ["lcd-board"], job: "one too many" });
+    assert.equal(caughtCode(await next(caught, 5000)), "queue-full");
+    const reports = await collect(report, 101, 20000);
+    assert.deepEqual(
+      reports.map((m) => m.payload.job),
+      ["first", ...Array.from({ length: 100 }, (_, i) => `dry ${i}`)],
+    );
+    assert.equal(reports[0].payload.timedOut, 1);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 0);
+    await noMessage(caught, 200);
   });
 });
