@@ -12,12 +12,14 @@ import type { CommandRef } from "../commands/command-ref";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { InboxObserver } from "../commands/inbox-types";
 import { sendToDevice } from "../commands/send";
+import type { SentCommand } from "../commands/send";
 import type { DeviceNames } from "../device/names";
 import { DeviceWait } from "./device-wait";
 import type { WaitOutcome } from "./device-wait";
 import type { DeviceRecord, JobRecord, Outcome } from "./job";
 import { Rollout } from "./rollout";
 import { sameJson } from "./same-json";
+import { SendRoom, isQueueFull } from "./send-room";
 
 /**
  * When the server returned no event, the command's time is our clock's, not the server's: allow
@@ -58,6 +60,7 @@ export interface FleetServices {
 export class FleetJob {
   private readonly rollout: Rollout;
   private readonly waits = new Set<DeviceWait>();
+  private readonly room: SendRoom;
   private closed = false;
 
   constructor(
@@ -67,6 +70,7 @@ export class FleetJob {
     private readonly hooks: FleetJobHooks,
     private readonly observer?: InboxObserver,
   ) {
+    this.room = new SendRoom(services.client.limiter.limits.concurrent);
     this.rollout = new Rollout(
       record,
       record.settings,
@@ -91,6 +95,7 @@ export class FleetJob {
   close(): void {
     this.closed = true;
     this.rollout.close();
+    this.room.close();
     for (const w of [...this.waits]) w.cancel();
   }
 
@@ -99,32 +104,56 @@ export class FleetJob {
   }
 
   private async run(d: DeviceRecord): Promise<void> {
-    const { client, names } = this.services;
-    const { elems, ttl } = this.record.settings;
     if (d.state === "sending" && !(await this.adopt(d))) return;
-    if (d.state === "pending") {
+    if (d.state === "pending" && !(await this.send(d))) return;
+    if (d.state === "sent") await this.await(d);
+  }
+
+  /**
+   * Sends the command to a pending device once there is room for it in the account's limiter
+   * (send-room.ts). False when the device ended here (or the node closed).
+   */
+  private async send(d: DeviceRecord): Promise<boolean> {
+    const { client, names } = this.services;
+    const { elems, ttl, timeoutMs } = this.record.settings;
+    const firstTry = Date.now();
+    // Bounded: each pass pauses at least FIRST_PAUSE_MS, and passes stop after the Timeout.
+    for (let attempt = 0; ; attempt++) {
+      if (!(await this.room.enter())) return false;
       d.state = "sending";
       d.sentAt = Date.now();
       this.hooks.save(this.record);
       this.hooks.progress();
+      let sent: SentCommand;
       try {
-        const { command } = await sendToDevice(client, names, d.device, elems, ttl, this.call);
-        if (this.closed) return;
-        d.state = "sent";
-        if (command.id !== undefined) d.commandId = command.id;
-        d.since =
-          command.id !== undefined
-            ? command.creationDate
-            : command.creationDate - LOCAL_CLOCK_SKEW_MS;
-        this.hooks.save(this.record);
+        sent = await sendToDevice(client, names, d.device, elems, ttl, this.call);
       } catch (err) {
+        this.room.leave();
         // Closed during the POST: the device stays `sending`, for the look-up at the resume.
-        if (this.closed) return;
+        if (this.closed) return false;
+        if (isQueueFull(err) && Date.now() - firstTry < timeoutMs) {
+          // Refused before any request: not sent, so it waits for room as if never started.
+          d.state = "pending";
+          delete d.sentAt;
+          this.hooks.save(this.record);
+          if (await this.room.pause(attempt)) continue;
+          return false;
+        }
         this.fail(d, err);
-        return;
+        return false;
       }
+      this.room.leave();
+      if (this.closed) return false;
+      const { command } = sent;
+      d.state = "sent";
+      if (command.id !== undefined) d.commandId = command.id;
+      d.since =
+        command.id !== undefined
+          ? command.creationDate
+          : command.creationDate - LOCAL_CLOCK_SKEW_MS;
+      this.hooks.save(this.record);
+      return true;
     }
-    if (d.state === "sent") await this.await(d);
   }
 
   /**

@@ -5,6 +5,7 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 const { api, control, useSimulator } = require("../../support/simulator");
+const { SEED } = require("../../support/seed");
 
 const { FleetJob } = lib("fleet/fleet-job");
 const { checkJobRecord } = lib("fleet/job");
@@ -110,6 +111,24 @@ describe("unit: fleet/fleet-job", function () {
     assert.deepEqual(states, ["sending"]);
     assert.ok(heard.saves >= 3, "saved at sending, sent and ended");
     assert.equal(job.devices[0].outcome, "complete");
+  });
+
+  it("should wait for room, not fail, when the account's queue is full of other requests", async function () {
+    // One request at a time and one waiting: a slow read holds the slot, another read waits.
+    const client = env.client({ rateLimit: { perSecond: 0, concurrent: 1, queueMax: 1 } });
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: `/device/${SEED.lcd.id}`,
+      delayMs: 400,
+      count: 1,
+    });
+    const others = [client.getDevice(SEED.lcd.id), client.getDevice(SEED.lcd.id)];
+    const job = record([{ device: "lcd-board", state: "pending" }]);
+    const heard = await run(client, job);
+    await Promise.all(others);
+    assert.equal(job.devices[0].outcome, "complete", JSON.stringify(job.devices[0]));
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 1);
+    assert.equal(heard.devices.length, 1);
   });
 
   it("should check a saved record field by field", function () {
