@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
-import { parseMessage, serializeMessage } from "../lib/node-red/saved-message";
+import { serializeMessage } from "../lib/node-red/saved-message";
 import { FleetJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
@@ -394,17 +394,11 @@ export = function (RED: NodeAPI): void {
       saved.restorable(onBad).then(
         (list) => {
           if (closing) return;
+          // Oldest first: they queue for their turn in the order they started.
+          list.sort((a, b) => a.job.startedAt - b.job.startedAt);
           for (const r of list) {
-            let msg: NodeMessageInFlow;
-            try {
-              msg = parseMessage(r.job.msg);
-            } catch {
-              saved.remove(r.key);
-              onBad(r.key, "msg");
-              continue;
-            }
-            restoring.set(msg, r);
-            receive(msg);
+            restoring.set(r.msg, r);
+            receive(r.msg);
           }
         },
         (err: unknown) => {

@@ -265,15 +265,15 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
     const b = s.newKey();
     s.save(b, wait());
     assert.deepEqual(errors.map(String), ["Error: set failed", "Error: set threw"]);
-    assert.deepEqual([...kept.of("n1:f1").waits.keys()], [a, b]);
+    assert.deepEqual([...kept.of("n1:f1").records.keys()], [a, b]);
   });
 
   it("should forget a removed node's waits in memory", function () {
     const kept = new KeptWaits();
-    kept.of("n1:f1").waits.set("k", wait());
+    kept.of("n1:f1").records.set("k", wait());
     kept.of("n1:f1").loaded = true;
     kept.forget("n1:f1");
-    assert.deepEqual(kept.of("n1:f1"), { loaded: false, waits: new Map(), store: null });
+    assert.deepEqual(kept.of("n1:f1"), { loaded: false, records: new Map(), store: null });
   });
 });
 
