@@ -19,14 +19,14 @@ const WAIT = 30000;
 const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
 
 /** Inject i1 into fleet f1; the report is posted to /report, each device's message to /device. */
-function flows(sim, sink, fleetProps = {}) {
+function flows(sim, sink, fleetProps = {}, accountProps = {}) {
   const post = (id, func, to) => [
     { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
     postNode(`p-${id}`, "t1", `${sink.url}${to}`),
   ];
   return [
     { id: "t1", type: "tab", label: "fleet restart" },
-    accountNode(sim),
+    accountNode(sim, accountProps),
     {
       id: "i1",
       type: "inject",
@@ -152,5 +152,39 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     await twoSent();
     await deployFlows(env.red.url, nodes);
     await checkResumed();
+  });
+
+  it("does not send again a device whose send a redeploy cut short, when the server makes the command late", async function () {
+    const { sim, sink } = env;
+    for (const name of DEVICES) {
+      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
+      assert.equal(res.status, 201, res.text);
+    }
+    // The first command is made 4 s after its request came: the redeploy cuts the request off
+    // before, and the server still makes the command (as a server does with a request it took).
+    await control(sim, "POST", "/faults", {
+      method: "POST",
+      path: "/event",
+      delayMs: 4000,
+      count: 1,
+    });
+    await env.startRed();
+    const nodes = flows(sim, sink, { store: "", concurrency: 1 }, { timeout: 6000, retries: 0 });
+    await deployFlows(env.red.url, nodes);
+    await pressInject(env.red, WAIT);
+    const pressed = Date.now();
+    await sleep(400);
+    await deployFlows(env.red.url, nodes);
+    await waitFor(() => sink.got["/report"].length >= 1, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: `the report (errors ${JSON.stringify(sink.got["/error"])})`,
+    });
+    const [{ report }] = sink.got["/report"];
+    assert.equal(report.restored, true);
+    assert.equal(report.complete, 5, JSON.stringify(report));
+    // Counted once the late command is surely made.
+    await sleep(Math.max(0, pressed + 5000 - Date.now()));
+    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
   });
 });

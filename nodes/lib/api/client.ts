@@ -366,6 +366,14 @@ export class EdgeClient {
   }
 
   /**
+   * The time budget of a request: timeout x (retries + 1). After it, a request has ended here,
+   * so a server that did not make what it asked for by then is taken not to have it.
+   */
+  budgetMs(opts: CallOptions = {}): number {
+    return this.timeoutMs * ((opts.retries ?? this.retry.retries) + 1);
+  }
+
+  /**
    * Runs `attempt` until it succeeds, the error is not retryable (retry.ts), the retries are used
    * up or the deadline would be passed. The deadline is timeout x (retries + 1) from the first
    * call, and covers the wait for the rate limit, every attempt and the waits between them. Also
@@ -380,7 +388,7 @@ export class EdgeClient {
     const retries = opts.retries ?? this.retry.retries;
     let deadline = opts.deadline;
     if (!deadline) {
-      const ms = this.timeoutMs * (retries + 1);
+      const ms = this.budgetMs({ retries });
       deadline = { at: (opts.since ?? performance.now()) + ms, ms };
     }
     const { signal, dispose } = this.links.link(opts.signal);

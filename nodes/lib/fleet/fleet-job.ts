@@ -3,8 +3,10 @@
 // the record is saved at both, so a job stopped in between knows the command may have arrived.
 // Resumed after a redeploy or a restart, a `sent` device is awaited; a `sending` one is looked
 // for in its `:command` stream (an event made since the recorded send, with the job's elems):
-// found, it is awaited as sent; not found, the server never took it and it is sent; when the
-// stream cannot be read, it is not sent again and ends `failed` with `send-uncertain`.
+// found, it is awaited as sent; not found, it is looked for once more when the send's request
+// budget (from the recorded send) is over, since a server still makes a command whose request
+// the close cut off; still not found, the server never took it and it is sent; when the stream
+// cannot be read, it is not sent again and ends `failed` with `send-uncertain`.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
@@ -19,7 +21,7 @@ import type { WaitOutcome } from "./device-wait";
 import type { DeviceRecord, JobRecord, Outcome } from "./job";
 import { Rollout } from "./rollout";
 import { sameJson } from "./same-json";
-import { SendRoom, isQueueFull } from "./send-room";
+import { SendRoom, isQueueFull, pauseAfter } from "./send-room";
 
 /**
  * When the server returned no event, the command's time is our clock's, not the server's: allow
@@ -136,7 +138,7 @@ export class FleetJob {
           d.state = "pending";
           delete d.sentAt;
           this.hooks.save(this.record);
-          if (await this.room.pause(attempt)) continue;
+          if (await this.room.wait(pauseAfter(attempt))) continue;
           return false;
         }
         this.fail(d, err);
@@ -157,38 +159,23 @@ export class FleetJob {
   }
 
   /**
-   * A device left `sending` by the job before a restart: looks for its command in the device's
-   * `:command` stream. False when the device ended here (or the node closed).
+   * A device left `sending` by the job before a redeploy or a restart: looks for its command in
+   * the device's `:command` stream. A request cut off by the close may still be made by the
+   * server, so a command not found while the send's request could still be running is looked
+   * for once more when that time is over. False when the device ended here (or the node closed).
    */
   private async adopt(d: DeviceRecord): Promise<boolean> {
-    const { client } = this.services;
     const sentAt = d.sentAt ?? 0;
-    let events: DeviceEvent[];
-    try {
-      events = await client.listEventsByPath(
-        client.streamPath(d.device, ":command"),
-        { limit: LOOK_BACK },
-        this.call,
-      );
-    } catch (err) {
-      if (this.closed) return false;
-      // No such stream: the POST cannot have created the command there.
-      if (err instanceof EdgeError && err.status === 404) {
-        d.state = "pending";
-        return true;
-      }
-      const detail = err instanceof Error ? err.message : String(err);
-      this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }));
-      return false;
+    let found = await this.findCommand(d, sentAt);
+    // The request's budget from the recorded send, and a second for what comes before the POST.
+    const budget = this.services.client.budgetMs(this.call) + 1_000;
+    const left = sentAt + budget - Date.now();
+    if (found === undefined && left > 0) {
+      // At most one budget: a send time read back from a store may lie in the future.
+      if (!(await this.room.wait(Math.min(left, budget)))) return false;
+      found = await this.findCommand(d, sentAt);
     }
-    if (this.closed) return false;
-    const elems = this.record.settings.elems;
-    const found = events.find(
-      (e) =>
-        typeof e.creationDate === "number" &&
-        e.creationDate >= sentAt - LOCAL_CLOCK_SKEW_MS &&
-        sameJson(e.elems, elems),
-    );
+    if (found === false || this.closed) return false;
     if (found) {
       d.state = "sent";
       if (typeof found.id === "string" && found.id) d.commandId = found.id;
@@ -198,6 +185,40 @@ export class FleetJob {
     }
     this.hooks.save(this.record);
     return true;
+  }
+
+  /**
+   * The command of `d` made since `sentAt` (with the job's elems); undefined when there is none;
+   * false when the device ended here (the stream could not be read) or the node closed.
+   */
+  private async findCommand(
+    d: DeviceRecord,
+    sentAt: number,
+  ): Promise<(DeviceEvent & { creationDate: number }) | undefined | false> {
+    const { client } = this.services;
+    let events: DeviceEvent[];
+    try {
+      events = await client.listEventsByPath(
+        client.streamPath(d.device, ":command"),
+        { limit: LOOK_BACK },
+        this.call,
+      );
+    } catch (err) {
+      if (this.closed) return false;
+      // No such stream (yet): the POST has not made the command there.
+      if (err instanceof EdgeError && err.status === 404) return undefined;
+      const detail = err instanceof Error ? err.message : String(err);
+      this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }));
+      return false;
+    }
+    if (this.closed) return false;
+    const elems = this.record.settings.elems;
+    return events.find(
+      (e): e is DeviceEvent & { creationDate: number } =>
+        typeof e.creationDate === "number" &&
+        e.creationDate >= sentAt - LOCAL_CLOCK_SKEW_MS &&
+        sameJson(e.elems, elems),
+    );
   }
 
   private await(d: DeviceRecord): Promise<void> {

@@ -4,8 +4,10 @@
 // request budget there (`deadline`), and a full queue refused every other node of the account
 // meanwhile. So a job holds at most the account's At once sends in the limiter; the rest wait
 // here, in order. A send still refused with queue-full (other nodes filled the queue) was
-// certainly not sent: it waits for room and tries again, for at most the device's Timeout.
+// certainly not sent: it waits for room and tries again, for at most the device's Timeout. The
+// job's other waits for time (a send cut off by a redeploy, left to land) end here at its close.
 import { EdgeError } from "../api/errors";
+import { timerDelay } from "../api/timer-delay";
 
 /** The first pause after a queue-full; each next one doubles, up to MAX_PAUSE_MS. */
 const FIRST_PAUSE_MS = 50;
@@ -36,19 +38,15 @@ export class SendRoom {
     else this.held--;
   }
 
-  /**
-   * After the `attempt`th queue-full of one send: resolves true when it is time to try again,
-   * false once closed. The pause doubles from FIRST_PAUSE_MS to MAX_PAUSE_MS.
-   */
-  pause(attempt: number): Promise<boolean> {
+  /** Resolves true after `ms`, false once closed (at once, when closed before the time). */
+  wait(ms: number): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    const ms = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(attempt, 10));
     return new Promise<boolean>((resolve) => {
       const entry = {
         timer: setTimeout(() => {
           this.pauses.delete(entry);
           resolve(true);
-        }, ms),
+        }, timerDelay(ms)),
         resolve,
       };
       this.pauses.add(entry);
@@ -65,6 +63,11 @@ export class SendRoom {
     }
     this.pauses.clear();
   }
+}
+
+/** The pause after the `attempt`th queue-full of one send: doubling, FIRST_PAUSE_MS to MAX_PAUSE_MS. */
+export function pauseAfter(attempt: number): number {
+  return Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(attempt, 10));
 }
 
 /** A queue-full of the account's limiter is refused before any request: nothing was sent. */

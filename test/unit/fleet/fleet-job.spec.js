@@ -84,7 +84,8 @@ describe("unit: fleet/fleet-job", function () {
       body: { path: "/demo/devices/lcd-board/:command", elems: ELEMS },
     });
     const job = record([{ device: "lcd-board", state: "sending", sentAt: Date.now() + 60_000 }]);
-    await run(env.client(), job);
+    // Not found at once, it is looked for again once the send's request budget is over.
+    await run(env.client({ timeoutMs: 300 }), job);
     assert.equal(await commandsOf(env.sim, "lcd-board"), 2);
     assert.equal(job.devices[0].outcome, "complete");
   });
