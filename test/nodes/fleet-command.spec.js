@@ -386,6 +386,17 @@ describe("edge-fleet-command", function () {
     assert.equal(caught.received.length, 0);
   });
 
+  it("looks up more ids than the account's At once and Queue hold without failing any with queue-full", async function () {
+    const { f1, report } = await start(env.sim, {}, { rate: 0, concurrency: 1, queue: 1 });
+    const ids = [SEED.lcd.id, SEED.sensorHub.id, SEED.pump.id];
+    f1.receive({ payload: ELEMS, devices: ids, dryRun: true });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome, d.error]),
+      ["lcd-board", "sensor-hub", "pump-3"].map((n) => [n, "not-sent", null]),
+    );
+  });
+
   it("gives a device whose id cannot be looked up its message on output 2 as well", async function () {
     await addDevices(env.sim, ["m1"]);
     const { f1, report, each } = await start(env.sim);

@@ -5,9 +5,11 @@
 // name, is sent once.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
+import { sleep } from "../api/signals";
 import { deviceNameOf } from "../commands/send";
 import type { DeviceNames } from "../device/names";
 import type { DeviceRecord } from "./job";
+import { isQueueFull, pauseAfter } from "./send-room";
 
 /** Devices in one job at most: every loop over them, and the job's record, stay bounded. */
 export const MAX_DEVICES = 10_000;
@@ -69,7 +71,31 @@ async function listFiltered(
 /** What each given device became: its name, or the error that stopped the look-up of its id. */
 type Resolved = { given: string; name: string } | { given: string; error: EdgeError };
 
+/**
+ * The name of `device`. A look-up refused with queue-full (the account's queue is full: nothing
+ * was sent) waits for room and is tried again, for at most one request budget.
+ */
+async function nameOf(
+  client: EdgeClient,
+  names: DeviceNames,
+  device: string,
+  call: CallOptions,
+): Promise<string> {
+  const until = Date.now() + client.budgetMs(call);
+  const signal = call.signal ?? new AbortController().signal;
+  // Bounded: each pass pauses at least FIRST_PAUSE_MS, and passes stop after the budget.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await deviceNameOf(names, device, call);
+    } catch (err) {
+      if (!isQueueFull(err) || Date.now() >= until) throw err;
+    }
+    await sleep(pauseAfter(attempt), signal);
+  }
+}
+
 async function resolveAll(
+  client: EdgeClient,
   names: DeviceNames,
   given: readonly string[],
   call: CallOptions,
@@ -80,7 +106,7 @@ async function resolveAll(
     for (let i = next++; i < given.length; i = next++) {
       const g = given[i] as string;
       try {
-        out[i] = { given: g, name: await deviceNameOf(names, g, call) };
+        out[i] = { given: g, name: await nameOf(client, names, g, call) };
       } catch (err) {
         if (call.signal?.aborted) throw err;
         out[i] = {
@@ -91,7 +117,9 @@ async function resolveAll(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, given.length) }, worker));
+  // No more at once than the account runs at once: the rest would only fill its queue.
+  const width = Math.min(LOOKUPS_AT_ONCE, client.limiter.limits.concurrent, given.length);
+  await Promise.all(Array.from({ length: width }, worker));
   return out;
 }
 
@@ -113,7 +141,7 @@ export async function resolveTargets(
   if (all.length > MAX_DEVICES) throw new EdgeError("too-many-devices", { max: MAX_DEVICES });
   const seen = new Set<string>();
   const out: DeviceRecord[] = [];
-  for (const r of await resolveAll(names, [...new Set(all)], call)) {
+  for (const r of await resolveAll(client, names, [...new Set(all)], call)) {
     if ("error" in r) {
       if (seen.has(r.given)) continue;
       seen.add(r.given);
