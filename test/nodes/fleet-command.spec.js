@@ -386,6 +386,33 @@ describe("edge-fleet-command", function () {
     assert.equal(caught.received.length, 0);
   });
 
+  it("sends again, after its Retry-After, a device whose command the server refused with 429", async function () {
+    await addDevices(env.sim, ["t1", "t2"]);
+    const { f1, report, caught } = await start(
+      env.sim,
+      { devices: "t1, t2", concurrency: 1 },
+      { rate: 0, concurrency: 4, retries: 0 },
+    );
+    await control(env.sim, "POST", "/faults", {
+      method: "POST",
+      path: "/event",
+      status: 429,
+      retryAfter: "1",
+      count: 1,
+    });
+    f1.receive({ payload: ELEMS });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome, d.error]),
+      [
+        ["t1", "complete", null],
+        ["t2", "complete", null],
+      ],
+    );
+    assert.equal(await commandsOf(env.sim, "t1"), 1);
+    assert.equal(caught.received.length, 0);
+  });
+
   it("looks up more ids than the account's At once and Queue hold without failing any with queue-full", async function () {
     const { f1, report } = await start(env.sim, {}, { rate: 0, concurrency: 1, queue: 1 });
     const ids = [SEED.lcd.id, SEED.sensorHub.id, SEED.pump.id];

@@ -21,7 +21,7 @@ import type { WaitOutcome } from "./device-wait";
 import type { DeviceRecord, JobRecord, Outcome } from "./job";
 import { Rollout } from "./rollout";
 import { sameJson } from "./same-json";
-import { SendRoom, isQueueFull, pauseAfter } from "./send-room";
+import { SendRoom, certainlyNotSent, pauseAfter } from "./send-room";
 
 /**
  * When the server returned no event, the command's time is our clock's, not the server's: allow
@@ -119,7 +119,7 @@ export class FleetJob {
     const { client, names } = this.services;
     const { elems, ttl, timeoutMs } = this.record.settings;
     const firstTry = Date.now();
-    // Bounded: each pass pauses at least FIRST_PAUSE_MS, and passes stop after the Timeout.
+    // Bounded: each pass pauses at least FIRST_PAUSE_MS, and no pass starts after the Timeout.
     for (let attempt = 0; ; attempt++) {
       if (!(await this.room.enter())) return false;
       d.state = "sending";
@@ -133,12 +133,16 @@ export class FleetJob {
         this.room.leave();
         // Closed during the POST: the device stays `sending`, for the look-up at the resume.
         if (this.closed) return false;
-        if (isQueueFull(err) && Date.now() - firstTry < timeoutMs) {
-          // Refused before any request: not sent, so it waits for room as if never started.
+        const left = firstTry + timeoutMs - Date.now();
+        if (certainlyNotSent(err) && left > 0) {
+          // Not sent (or not acted on): it waits as if never started, then tries again.
           d.state = "pending";
           delete d.sentAt;
           this.hooks.save(this.record);
-          if (await this.room.wait(pauseAfter(attempt))) continue;
+          const pause = Math.max(pauseAfter(attempt), err.retryAfterMs ?? 0);
+          if (pause < left && (await this.room.wait(pause))) continue;
+          if (this.closed) return false;
+          this.fail(d, err);
           return false;
         }
         this.fail(d, err);

@@ -4,9 +4,11 @@
 // request budget there (`deadline`), and a full queue refused every other node of the account
 // meanwhile. So a job holds at most the account's At once sends in the limiter; the rest wait
 // here, in order. A send still refused with queue-full (other nodes filled the queue) was
-// certainly not sent: it waits for room and tries again, for at most the device's Timeout. The
+// certainly not sent: it waits for room and tries again, for at most the device's Timeout; so
+// does a send the server refused without acting on it (429, 503), after its Retry-After. The
 // job's other waits for time (a send cut off by a redeploy, left to land) end here at its close.
 import { EdgeError } from "../api/errors";
+import { isRetryable } from "../api/retry";
 import { timerDelay } from "../api/timer-delay";
 
 /** The first pause after a queue-full; each next one doubles, up to MAX_PAUSE_MS. */
@@ -73,4 +75,14 @@ export function pauseAfter(attempt: number): number {
 /** A queue-full of the account's limiter is refused before any request: nothing was sent. */
 export function isQueueFull(err: unknown): boolean {
   return err instanceof EdgeError && err.code === "queue-full";
+}
+
+/**
+ * A send that certainly did not reach the server, or that the server said it did not act on
+ * (429, 503: what the client itself retries a command on), once the client's own tries are used
+ * up: a fleet tries it again after a pause rather than failing the device.
+ */
+export function certainlyNotSent(err: unknown): err is EdgeError {
+  if (!(err instanceof EdgeError)) return false;
+  return err.code === "queue-full" || err.code === "deadline" || isRetryable(err, false);
 }
