@@ -140,10 +140,11 @@ export class FleetJob {
           delete d.sentAt;
           this.hooks.save(this.record);
           const pause = Math.max(pauseAfter(attempt), err.retryAfterMs ?? 0);
-          if (pause < left && (await this.room.wait(pause))) continue;
-          if (this.closed) return false;
-          this.fail(d, err);
-          return false;
+          if (pause < left) {
+            if (await this.room.wait(pause)) continue;
+            // Closed during the pause: the device stays pending, to be sent at the resume.
+            return false;
+          }
         }
         this.fail(d, err);
         return false;
