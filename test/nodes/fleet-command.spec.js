@@ -424,6 +424,29 @@ describe("edge-fleet-command", function () {
     );
   });
 
+  it("fails a device named with a slash or as dots alone, with its message on output 2, the rest unaffected", async function () {
+    await addDevices(env.sim, ["s1"]);
+    const { f1, report, each, caught } = await start(env.sim);
+    f1.receive({ payload: ELEMS, devices: ["s1", "hall/2", ".."] });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome, d.error]),
+      [
+        ["s1", "complete", null],
+        ["hall/2", "failed", "bad-device"],
+        ["..", "failed", "dot-name"],
+      ],
+    );
+    const msgs = await collect(each, 3, 5000);
+    assert.deepEqual(msgs.map((m) => [m.device, m.outcome]).sort(), [
+      ["..", "failed"],
+      ["hall/2", "failed"],
+      ["s1", "complete"],
+    ]);
+    assert.equal(await commandsOf(env.sim, "s1"), 1);
+    assert.equal(caught.received.length, 0);
+  });
+
   it("gives a device whose id cannot be looked up its message on output 2 as well", async function () {
     await addDevices(env.sim, ["m1"]);
     const { f1, report, each } = await start(env.sim);

@@ -288,15 +288,25 @@ export class FleetJob {
       d.message = this.hooks.describe(error);
     }
     this.hooks.save(this.record);
-    const path = this.services.client.streamPath(d.device, ":command");
-    this.hooks.device({ record: d, command: commandOf(d, this.record, path), marker, markers });
+    const { client } = this.services;
+    const command = commandOf(d, this.record, () => client.streamPath(d.device, ":command"));
+    this.hooks.device({ record: d, command, marker, markers });
     this.hooks.progress();
   }
 }
 
-/** The device's command as edge-send-command would have described it; null when none was sent. */
-export function commandOf(d: DeviceRecord, job: JobRecord, path: string): CommandRef | null {
+/**
+ * The device's command as edge-send-command would have described it; null when none was sent.
+ * `pathOf` is asked only then: the name of a device that failed may not make a path at all
+ * (`hall/2`, `..`), and a throw here would leave that device without its message.
+ */
+export function commandOf(
+  d: DeviceRecord,
+  job: JobRecord,
+  pathOf: () => string,
+): CommandRef | null {
   if (d.sentAt === undefined || d.outcome === "failed" || d.outcome === "not-sent") return null;
+  const path = pathOf();
   return {
     ...(d.commandId !== undefined ? { id: d.commandId } : {}),
     creationDate: d.since ?? d.sentAt,
