@@ -171,6 +171,31 @@ describe("edge-fleet-command", function () {
     ]);
   });
 
+  it("sends none of the devices still waiting for the account once Max failures is reached", async function () {
+    const names = ["y1", "y2", "y3", "y4", "y5"];
+    await addDevices(env.sim, names);
+    // One request at a time: four devices wait for the account while the first is sent.
+    const { f1, report } = await start(
+      env.sim,
+      { devices: names.join(","), concurrency: 5, maxFailures: 1 },
+      { rate: 0, concurrency: 1, retries: 0 },
+    );
+    await control(env.sim, "POST", "/faults", {
+      method: "POST",
+      path: "/event",
+      status: 400,
+      count: 1,
+    });
+    f1.receive({ payload: ELEMS });
+    const r = (await next(report, 15000)).payload;
+    assert.equal(r.aborted, true);
+    assert.deepEqual(
+      r.devices.map((d) => d.outcome),
+      ["failed", "not-sent", "not-sent", "not-sent", "not-sent"],
+    );
+    for (const name of names) assert.equal(await commandsOf(env.sim, name), 0, name);
+  });
+
   it("starts no more devices a second than its rate", async function () {
     const names = Array.from({ length: 10 }, (_, i) => `r${i}`);
     await addDevices(env.sim, names);

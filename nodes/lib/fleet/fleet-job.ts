@@ -122,6 +122,11 @@ export class FleetJob {
     // Bounded: each pass pauses at least FIRST_PAUSE_MS, and no pass starts after the Timeout.
     for (let attempt = 0; ; attempt++) {
       if (!(await this.room.enter())) return false;
+      if (this.rollout.stopping) {
+        // Max failures or msg.cancel while it waited for room: it stays unsent (not-sent).
+        this.room.leave();
+        return false;
+      }
       d.state = "sending";
       d.sentAt = Date.now();
       this.hooks.save(this.record);
@@ -287,6 +292,7 @@ export class FleetJob {
       d.error = error.code;
       d.message = this.hooks.describe(error);
     }
+    this.rollout.outcome(d);
     this.hooks.save(this.record);
     const { client } = this.services;
     const command = commandOf(d, this.record, () => client.streamPath(d.device, ":command"));

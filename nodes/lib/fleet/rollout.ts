@@ -60,25 +60,32 @@ export class Rollout {
       this.job.stopped = "aborted";
   }
 
+  /**
+   * A device has its outcome: told at once, not when its run's promise settles, so that a device
+   * still waiting for the account's room sees the stop rule before it is sent.
+   */
+  outcome(d: DeviceRecord): void {
+    if (isFailure(d.outcome)) this.failures++;
+    this.checkStopRule();
+  }
+
   private launch(d: DeviceRecord): void {
     this.inFlight++;
     this.run(d).then(
       () => {
-        this.ended(d);
+        this.ended();
       },
       () => {
-        // A run records its own failures; a throw here is a bug, and the device counts as ended
+        // A run records its own outcome; a throw here is a bug, and the device counts as ended
         // so that the job still reports.
-        this.ended(d);
+        this.ended();
       },
     );
   }
 
-  private ended(d: DeviceRecord): void {
+  private ended(): void {
     this.inFlight--;
     if (this.closed) return;
-    if (isFailure(d.outcome)) this.failures++;
-    this.checkStopRule();
     this.pump();
   }
 
