@@ -103,6 +103,8 @@ export class InboxWatch implements EntryOwner {
   private pauseError: EdgeError | undefined;
   private failing: EdgeError | undefined;
   private controller: AbortController | undefined;
+  /** A read of this watch's is in flight: only then has an abort anything to stop. */
+  private reading = false;
   /** The last read found fewer than QUIET_PAGE new events: the next one starts small. */
   private quiet = false;
   private finals = 0;
@@ -203,7 +205,10 @@ export class InboxWatch implements EntryOwner {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.early.stop();
-    this.controller?.abort();
+    // An abort makes a DOMException with its stack: 0.7% of the runtime's CPU in the fleet bench,
+    // where 1,000 inboxes each go idle once their marker is handed out, after their read. Without
+    // a read in flight, dropping the controller stops as much.
+    if (this.reading) this.controller?.abort();
     this.controller = undefined;
     this.failing = undefined;
     this.linger = setTimeout(() => {
@@ -356,7 +361,13 @@ export class InboxWatch implements EntryOwner {
       // Pages in a row that held no event new to this poll.
       let stale = 0;
       for (;;) {
-        const events = await this.fetch(start, limit, controller.signal);
+        this.reading = true;
+        let events: DeviceEvent[];
+        try {
+          events = await this.fetch(start, limit, controller.signal);
+        } finally {
+          this.reading = false;
+        }
         let unread = 0;
         for (const e of events) {
           // Events move down while new ones land on top: one may come back on the next page.
