@@ -8,7 +8,6 @@
 // does a send the server refused without acting on it (429, 503), after its Retry-After. The
 // job's other waits for time (a send cut off by a redeploy, left to land) end here at its close.
 import { EdgeError } from "../api/errors";
-import { isRetryable } from "../api/retry";
 import { timerDelay } from "../api/timer-delay";
 
 /** The first pause after a queue-full; each next one doubles, up to MAX_PAUSE_MS. */
@@ -78,11 +77,14 @@ export function isQueueFull(err: unknown): boolean {
 }
 
 /**
- * A send that certainly did not reach the server, or that the server said it did not act on
- * (429, 503: what the client itself retries a command on), once the client's own tries are used
- * up: a fleet tries it again after a pause rather than failing the device.
+ * A send the account kept back (queue-full; `deadline`: its budget ran out before it went) or
+ * the server said it did not act on, asking to come back later (429, 503), once the client's
+ * own tries are used up: a fleet tries it again after a pause rather than failing the device.
+ * A server that cannot be reached (refused, dns) is not waited for: the client has retried it,
+ * and a fleet of devices each waiting its whole Timeout would report only after hours.
  */
 export function certainlyNotSent(err: unknown): err is EdgeError {
   if (!(err instanceof EdgeError)) return false;
-  return err.code === "queue-full" || err.code === "deadline" || isRetryable(err, false);
+  if (err.code === "queue-full" || err.code === "deadline") return true;
+  return err.status === 429 || err.status === 503;
 }
