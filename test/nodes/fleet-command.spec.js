@@ -375,6 +375,21 @@ describe("edge-fleet-command", function () {
     assert.equal(await commandsOf(env.sim, "q2"), 2);
   });
 
+  it("refuses more than 10,000 devices with too-many-devices before any request, and counts a name given 10,000 times once", async function () {
+    const { f1, report, caught } = await start(env.sim);
+    await control(env.sim, "DELETE", "/requests");
+    const many = Array.from({ length: 20_000 }, (_, i) => `m-${i}`);
+    f1.receive({ payload: ELEMS, devices: many, dryRun: true });
+    assert.equal(caughtCode(await next(caught, 10000)), "too-many-devices");
+    assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
+    f1.receive({ payload: ELEMS, devices: Array(10_000).fill("lcd-board"), dryRun: true });
+    const r = (await next(report, 10000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => d.device),
+      ["lcd-board"],
+    );
+  });
+
   it("reports bad input to a Catch node before any request", async function () {
     const { f1, report, caught } = await start(env.sim);
     await control(env.sim, "DELETE", "/requests");
