@@ -1,7 +1,8 @@
 // The "edge devices" sidebar tab in a real browser (Debian's chromium through playwright-core)
 // against what `npm start` runs: a command pending on an offline device, the telemetry watch of
 // example 05 and an account the simulator throttles with 429, each seen in the tab; a wait
-// cancelled from the tab leaves it. The screenshots sidebar.png and sidebar-de.png are made here,
+// cancelled from the tab leaves it; more waits than a page are paged through, forward and back.
+// The screenshots sidebar.png and sidebar-de.png are made here,
 // into docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as test/package/browser.spec.js does).
 "use strict";
 /* global document, RED -- these run inside the editor page */
@@ -131,6 +132,7 @@ describe("the edge devices sidebar in a browser", function () {
     );
     await page.locator(".edge-sidebar-health", { hasText: "Token" }).first().waitFor();
     assert.match(await page.locator(".edge-sidebar-fleet").first().innerText(), /Fleet jobs/);
+    assert.match(await page.locator(".edge-sidebar-jobs").first().innerText(), /No fleet job/);
     await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
   });
 
@@ -171,6 +173,54 @@ describe("the edge devices sidebar in a browser", function () {
     const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" });
     await device.locator(".edge-sidebar-cancel-all").click();
     await device.waitFor({ state: "detached" });
+  });
+
+  it("pages through more waits than a page holds, to the newer ones and back", async function () {
+    const COUNT = 55;
+    // A few at a time: the account sends at most 20 requests a second.
+    for (let i = 0; i < COUNT; i += 5) {
+      await Promise.all(
+        Array.from({ length: Math.min(5, COUNT - i) }, (_, k) => inject(`paged ${i + k}`)),
+      );
+    }
+    const range = page.locator(".edge-sidebar-range").first();
+    await page.waitForFunction(
+      (count) =>
+        document.querySelector(".edge-sidebar-range")?.innerText === `Waits 1–50 of ${count}`,
+      COUNT,
+    );
+    const ids = () =>
+      page.$$eval(".edge-sidebar-wait", (rows) => rows.map((r) => r.getAttribute("data-wait")));
+    const first = await ids();
+    assert.equal(first.length, 50);
+    assert.ok(await page.locator(".edge-sidebar-older").first().isDisabled());
+
+    await page.locator(".edge-sidebar-newer").first().click();
+    await page.waitForFunction(
+      (count) =>
+        document.querySelector(".edge-sidebar-range")?.innerText ===
+        `Waits 51–${count} of ${count}`,
+      COUNT,
+    );
+    const second = await ids();
+    assert.equal(second.length, COUNT - 50);
+    assert.ok(!second.some((id) => first.includes(id)), "a row of the first page on the second");
+    assert.match(await page.locator(".edge-sidebar-wait").first().innerText(), /paged \d+/);
+    assert.ok(await page.locator(".edge-sidebar-newer").first().isDisabled());
+    // The page stays as the runtime publishes: a wait that ends elsewhere changes the snapshot.
+    await page.waitForTimeout(1500);
+    assert.match(await range.innerText(), /^Waits 51–/);
+
+    await page.locator(".edge-sidebar-older").first().click();
+    await page.waitForFunction(() =>
+      /^Waits 1–50 of/.test(document.querySelector(".edge-sidebar-range")?.innerText ?? ""),
+    );
+    assert.deepEqual((await ids()).sort(), [...first].sort());
+
+    // Back to none, for the German page's single row.
+    const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" }).first();
+    await device.locator(".edge-sidebar-cancel-all").click();
+    await page.waitForFunction(() => !document.querySelector(".edge-sidebar-wait"));
   });
 
   it("shows the tab in German", async function () {
