@@ -214,7 +214,7 @@
       $('<div class="edge-sidebar-progress"></div>')
         .attr(
           "style",
-          "height: 6px; margin: 3px 0; background: var(--red-ui-secondary-background-disabled, #eee)",
+          "height: 6px; margin: 3px 0; background: var(--red-ui-secondary-border-color, #ddd)",
         )
         .append(
           $("<div></div>").attr(
