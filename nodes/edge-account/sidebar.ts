@@ -37,8 +37,8 @@ const MAX_ACCOUNTS = 50;
  * snapshot built and published per change, so this bounds the work of the open tabs.
  */
 const MAX_CLIENTS = 20;
-/** Characters of a client's id kept: the editor makes one of 16 per page load. */
-const CLIENT_CHARS = 64;
+/** Longest client id (the editor makes one of 16 per page load) or account id taken. */
+const ID_CHARS = 64;
 
 /** The offset of the page of pending waits shown, per account id; 0 (the oldest) when absent. */
 type Pages = ReadonlyMap<string, number>;
@@ -85,6 +85,8 @@ function pagesOf(value: unknown): Pages {
   for (const id in asked) {
     if (!Object.hasOwn(asked, id)) continue;
     if (++seen > MAX_ACCOUNTS) break;
+    // Node ids are 16 characters: a longer key names no account, and the view would carry it.
+    if (id.length > ID_CHARS) continue;
     const offset = asked[id];
     const n = typeof offset === "string" ? Number(offset) : offset;
     if (typeof n === "number" && Number.isFinite(n) && n >= 1) pages.set(id, Math.floor(n));
@@ -192,7 +194,7 @@ export function registerSidebar(RED: NodeAPI, t: Translate): void {
     (req: Request, res: Response) => {
       const body: unknown = req.body;
       const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const id = typeof b.client === "string" ? b.client.slice(0, CLIENT_CHARS) : "";
+      const id = typeof b.client === "string" ? b.client.slice(0, ID_CHARS) : "";
       const pages = pagesOf(b.pages);
       const view = viewOf(pages);
       // Taken out and put back: the Map's order is the order of the last subscribes.
