@@ -1,23 +1,46 @@
 // The pending waits of every edge-await-command node, by account, for the editor's sidebar. An
-// await node registers the set it already keeps (its waits by abort signal, pending-wait.ts) and
+// await node registers the set it already keeps (its waits by abort signal, its pending-wait.ts) and
 // a counter it bumps as a wait starts or ends: nothing else is done here when a wait comes or goes.
 // The sets are walked only when an editor has the sidebar open and the counters say they changed;
 // the walk's order is kept, so that an unchanged list costs a sum of counters, not a walk of ten
 // thousand waits twice a second. What is listed is one page (PAGE_ROWS rows, oldest first, from an
 // offset the editor asks for) under the devices of those rows, with counts: bounded however many.
-import type { PendingWait, WaitView } from "../commands/pending-wait";
 
 /** Rows in one page, the waits in order of their start, oldest first. */
 export const PAGE_ROWS = 50;
 /** Characters of a command's elems shown, as JSON. */
 const ELEMS_CHARS = 80;
 
+/** What the editor's sidebar shows of one wait, read only while the sidebar is open. */
+export interface WaitView {
+  commandId: string | undefined;
+  device: string;
+  /** The elems the command was sent with (msg.payload.elems), as they are. */
+  elems: unknown;
+  startedAt: number;
+  deadline: number;
+  ttl: number | undefined;
+  restored: boolean;
+}
+
+/** One pending wait as the sidebar lists and cancels it. */
+export interface ListedWait {
+  /** Wall clock ms of the start: the sidebar's order, read for every wait while it is open. */
+  readonly started: number;
+  /** The device, as the sidebar groups by it. */
+  device(): string;
+  /** Computed only for the rows shown. */
+  describe(): WaitView;
+  /** Ends the wait as msg.reset would: no output, the saved wait forgotten. */
+  cancel(): void;
+}
+
 /** One await node as the sidebar sees it. */
 export interface AwaitSource {
   readonly nodeId: string;
   readonly accountId: string;
   /** The node's pending waits, by abort signal (AwaitShared.bySignal). */
-  readonly bySignal: ReadonlyMap<AbortSignal, ReadonlySet<PendingWait>>;
+  readonly bySignal: ReadonlyMap<AbortSignal, ReadonlySet<ListedWait>>;
   /** Grows whenever a wait joins or leaves bySignal (AwaitShared.changes). */
   changes(): number;
   /** Logs a cancel in the node's log. */
@@ -49,7 +72,7 @@ export interface PendingList {
 
 interface Entry {
   readonly source: AwaitSource;
-  readonly wait: PendingWait;
+  readonly wait: ListedWait;
   readonly started: number;
   readonly device: string;
 }
@@ -67,7 +90,7 @@ const sources = new Set<AwaitSource>();
 let generation = 0;
 const ordered = new Map<string, Ordered>();
 /** Numbers given to waits when first listed: a cancel names one of them. */
-const numbers = new WeakMap<PendingWait, number>();
+const numbers = new WeakMap<ListedWait, number>();
 let lastNumber = 0;
 
 /** Lists the node's waits in the sidebar until the returned function is called (on close). */
@@ -88,14 +111,14 @@ export function forgetPending(): void {
   ordered.clear();
 }
 
-function* waitsOf(accountId: string): Generator<[AwaitSource, PendingWait]> {
+function* waitsOf(accountId: string): Generator<[AwaitSource, ListedWait]> {
   for (const source of sources) {
     if (source.accountId !== accountId) continue;
     for (const set of source.bySignal.values()) for (const wait of set) yield [source, wait];
   }
 }
 
-function numberOf(wait: PendingWait): number {
+function numberOf(wait: ListedWait): number {
   let n = numbers.get(wait);
   if (n === undefined) {
     n = ++lastNumber;
@@ -206,7 +229,7 @@ export function cancelWaits(
   pick: (id: string, view: WaitView) => boolean,
   logText: (view: WaitView) => string,
 ): number {
-  const chosen: [AwaitSource, PendingWait, WaitView][] = [];
+  const chosen: [AwaitSource, ListedWait, WaitView][] = [];
   for (const [source, wait] of waitsOf(accountId)) {
     const n = numbers.get(wait);
     const view = wait.describe();
