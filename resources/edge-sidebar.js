@@ -193,7 +193,7 @@
     return bar;
   }
 
-  function jobsOf(account, now) {
+  function jobsOf(account) {
     var box = $('<div class="edge-sidebar-jobs"></div>');
     var j = account.jobs;
     if (!j || j.rows.length === 0) return box.append($("<p></p>").text(_("noJobs")));
@@ -229,18 +229,15 @@
         line([
           labelled("sent", r.sent + " / " + r.total),
           labelled("inFlight", r.inFlight),
-          labelled("started", time(r.startedAt) + " (" + span(now - r.startedAt) + ")"),
+          labelled("started", time(r.startedAt)),
         ]),
       );
-      row.append(
-        line([
-          r.complete + " " + _("complete"),
-          r.fault + " " + _("fault"),
-          r.timedOut + " " + _("timedOut"),
-          r.failed + " " + _("failed"),
-          r.notSent + " " + _("notSent"),
-        ]),
-      );
+      // The sidebar is narrow: an outcome no device had is left out, but for complete.
+      var outcomes = [r.complete + " " + _("complete")];
+      ["fault", "timedOut", "failed", "notSent"].forEach(function (key) {
+        if (r[key] > 0) outcomes.push(r[key] + " " + _(key));
+      });
+      row.append(line(outcomes));
     });
     if (j.total > j.rows.length)
       box.append($("<p></p>").text(_("more", { count: j.total - j.rows.length })));
@@ -317,7 +314,7 @@
       $("<h4></h4>").text(_("watches")).appendTo(section);
       section.append(watchesOf(account, now));
       $('<h4 class="edge-sidebar-fleet"></h4>').text(_("jobs")).appendTo(section);
-      section.append(jobsOf(account, now));
+      section.append(jobsOf(account));
     });
   }
 

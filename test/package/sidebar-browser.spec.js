@@ -1,7 +1,8 @@
 // The "edge devices" sidebar tab in a real browser (Debian's chromium through playwright-core)
 // against what `npm start` runs: a command pending on an offline device, the telemetry watch of
 // example 05 and an account the simulator throttles with 429, each seen in the tab; a wait
-// cancelled from the tab leaves it; more waits than a page are paged through, forward and back.
+// cancelled from the tab leaves it; more waits than a page are paged through, forward and back;
+// example 07's fleet job runs while the tab is open and leaves it when it ends.
 // The screenshots sidebar.png and sidebar-de.png are made here,
 // into docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as test/package/browser.spec.js does).
 "use strict";
@@ -33,6 +34,9 @@ const WAIT = 20000;
 /** Example 02's "text → complete" inject: it feeds the send and await nodes. */
 const SEND_INJECT = "e5a1c0d000000003";
 const AWAIT_NODE = "e5a1c0d000000007";
+/** Example 07's "roll out" inject and its fleet node: twelve units, unit-004 faulty, unit-009 offline. */
+const FLEET_INJECT = "e5a1c0d700000004";
+const FLEET_NODE = "e5a1c0d700000006";
 
 describe("the edge devices sidebar in a browser", function () {
   this.timeout(180000);
@@ -61,6 +65,22 @@ describe("the edge devices sidebar in a browser", function () {
           { p: "payload", v: text, vt: "str" },
           { p: "timeout", v: "600000", vt: "num" },
           { p: "ttl", v: "600000", vt: "num" },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200);
+  }
+
+  /** Example 07's job, with the offline unit's command awaited for ten minutes, not 5 s. */
+  async function rollOut() {
+    const res = await fetch(`${demo.editorUrl}inject/${FLEET_INJECT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        __user_inject_props__: [
+          { p: "payload", v: "Shift target 120", vt: "str" },
+          { p: "job", v: "shift target 120", vt: "str" },
+          { p: "timeout", v: "600000", vt: "num" },
         ],
       }),
     });
@@ -104,6 +124,8 @@ describe("the edge devices sidebar in a browser", function () {
     // command whose ttl runs out while its device is offline).
     await control("PUT", "/devices/lcd-board/online", { online: false });
     await inject("pending on an offline board");
+    // A fleet job that keeps running: unit-009 is offline and its command is awaited 10 minutes.
+    await rollOut();
     // Throttled: the next reads of the account are answered 429 with a Retry-After.
     await control("POST", "/faults", { method: "GET", status: 429, retryAfter: "1", count: 3 });
   });
@@ -132,7 +154,16 @@ describe("the edge devices sidebar in a browser", function () {
     );
     await page.locator(".edge-sidebar-health", { hasText: "Token" }).first().waitFor();
     assert.match(await page.locator(".edge-sidebar-fleet").first().innerText(), /Fleet jobs/);
-    assert.match(await page.locator(".edge-sidebar-jobs").first().innerText(), /No fleet job/);
+    // Eleven units answered (unit-004 with a fault); unit-009 is offline.
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await page.waitForFunction(() =>
+      /10 complete · 1 fault/.test(document.querySelector(".edge-sidebar-job")?.innerText ?? ""),
+    );
+    const jobText = await job.innerText();
+    assert.match(jobText, /LCD text to 12 units · running/);
+    assert.match(jobText, /Sent 12 \/ 12 · In flight 1 · Started/);
+    // Outcomes no device had are left out.
+    assert.doesNotMatch(jobText, /timed out|failed|not sent/);
     await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
   });
 
@@ -223,6 +254,23 @@ describe("the edge devices sidebar in a browser", function () {
     await page.waitForFunction(() => !document.querySelector(".edge-sidebar-wait"));
   });
 
+  it("reveals the fleet node from its job's row", async function () {
+    await page.evaluate((id) => {
+      const z = RED.nodes.node(id).z;
+      let other;
+      RED.nodes.eachWorkspace((ws) => {
+        if (ws.id !== z) other ??= ws.id;
+      });
+      RED.workspaces.show(other);
+    }, FLEET_NODE);
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await job.locator(".edge-sidebar-node").click();
+    await page.waitForFunction(
+      (id) => RED.workspaces.active() === RED.nodes.node(id).z,
+      FLEET_NODE,
+    );
+  });
+
   it("shows the tab in German", async function () {
     const de = await context.newPage();
     await de.setExtraHTTPHeaders({ "accept-language": "de-DE,de" });
@@ -242,10 +290,23 @@ describe("the edge devices sidebar in a browser", function () {
       assert.match(text, /Ausstehende Befehle/);
       assert.match(text, /Beobachtete Streams/);
       assert.match(text, /Zustand/);
+      assert.match(text, /Flottenaufträge/);
+      assert.match(
+        await de.locator(".edge-sidebar-job").first().innerText(),
+        /läuft[\s\S]*Gesendet 12 \/ 12[\s\S]*10 abgeschlossen · 1 Störung/,
+      );
       await de.screenshot({ path: path.join(SHOTS, "sidebar-de.png") });
     } finally {
       await de.close();
     }
+  });
+
+  it("drops the job's row when the offline unit answers and the job ends", async function () {
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await job.waitFor();
+    await control("PUT", "/devices/unit-009/online", { online: true });
+    await job.waitFor({ state: "detached" });
+    assert.match(await page.locator(".edge-sidebar-jobs").first().innerText(), /No fleet job/);
   });
 
   it("should have logged no error in the browser console", function () {
