@@ -14,8 +14,7 @@ import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { contextIdOf } from "../lib/node-red/context-id";
-import { onNextFlowsStarted } from "../lib/node-red/flows-started";
-import { isPersistentStore } from "../lib/node-red/persistent-store";
+import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
 import { KeptWaits } from "../lib/node-red/kept-waits";
 import { serializeMessage } from "../lib/node-red/saved-message";
 import { WaitStore } from "../lib/node-red/saved-waits";
@@ -118,10 +117,6 @@ export = function (RED: NodeAPI): void {
     const saved = new WaitStore(this, store, kept.of(contextId), (err) => {
       warn(t("edge-await-command.warn.store", { detail: String(err) }));
     });
-    if (!isPersistentStore(RED.settings, store) && !toldVolatile.has(contextId)) {
-      toldVolatile.add(contextId);
-      warn(t("edge-await-command.warn.volatile"));
-    }
     const shared: AwaitShared = {
       t,
       observer,
@@ -142,26 +137,32 @@ export = function (RED: NodeAPI): void {
       log,
     });
 
-    // restore() runs once, at the flows:started that follows this node's start.
-    const cancelRestore = onNextFlowsStarted(RED.events, restore);
-
     // Registered before handleInput's own close listener, so it runs first: the waits that the
     // handler then cancels know the node is closing and stay saved.
-    this.on("close", (removed: boolean, done: () => void) => {
-      shared.closing = true;
-      cancelRestore();
-      unlist();
-      if (!removed) {
-        // The waits stay in memory (and in the store) for the node that the deploy puts here.
-        done();
-        return;
-      }
-      kept.forget(contextId);
-      toldVolatile.delete(contextId);
-      saved.removeAll().then(done, (err: unknown) => {
-        warn(t("edge-await-command.warn.store", { detail: String(err) }));
-        done();
-      });
+    keepSavedRecords({
+      RED,
+      node: this,
+      type: "edge-await-command",
+      t,
+      store,
+      saved,
+      contextId,
+      told: toldVolatile,
+      forget: () => {
+        kept.forget(contextId);
+      },
+      closing: () => {
+        shared.closing = true;
+        unlist();
+      },
+      mayResume: () => !shared.closing && !invalid,
+      resume: (records) => {
+        for (const r of records) {
+          r.msg.restored = true;
+          restoring.set(r.msg, r);
+          receive(r.msg);
+        }
+      },
     });
 
     const step = (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
@@ -271,32 +272,6 @@ export = function (RED: NodeAPI): void {
         text: tr("edge-await-command.status.waiting", { count }),
       }),
     });
-
-    /**
-     * Resumes the waits of this node from before the deploy or the restart, each once; a saved
-     * record that is not a wait is dropped with a warning, and the others resume.
-     */
-    function restore(): void {
-      // Saved waits stay saved while the settings are invalid: each resumes, and ends once, after
-      // the deploy that fixes them, instead of failing now with an error that is not its own.
-      if (shared.closing || invalid) return;
-      const onBad = (key: string, field: string): void => {
-        warn(t("edge-await-command.warn.badSaved", { key, field }));
-      };
-      saved.restorable(onBad).then(
-        (list) => {
-          if (shared.closing) return;
-          for (const r of list) {
-            r.msg.restored = true;
-            restoring.set(r.msg, r);
-            receive(r.msg);
-          }
-        },
-        (err: unknown) => {
-          warn(t("edge-await-command.warn.store", { detail: String(err) }));
-        },
-      );
-    }
   }
 
   RED.nodes.registerType("edge-await-command", EdgeAwaitCommandNode, {

@@ -23,12 +23,11 @@ import { Turns } from "../lib/fleet/turns";
 import { blank, configError } from "../lib/node-red/config";
 import { contextIdOf } from "../lib/node-red/context-id";
 import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
-import { onNextFlowsStarted } from "../lib/node-red/flows-started";
+import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, Result } from "../lib/node-red/handler";
 import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
-import { isPersistentStore } from "../lib/node-red/persistent-store";
 import {
   DEFAULT_AWAIT_TIMEOUT_MS,
   FLEET_COMMAND_RANGES,
@@ -169,10 +168,6 @@ export = function (RED: NodeAPI): void {
     const saved = new JobStore(this, store, kept.of(contextId), (err) => {
       warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
     });
-    if (!isPersistentStore(RED.settings, store) && !toldVolatile.has(contextId)) {
-      toldVolatile.add(contextId);
-      warn(t("edge-fleet-command.warn.volatile"));
-    }
     const turns = new Turns(MAX_QUEUED);
     /** The job running now, with whether it was resumed. */
     let current: { job: FleetJob; restored: boolean } | undefined;
@@ -191,24 +186,33 @@ export = function (RED: NodeAPI): void {
       job: () => (current ? viewOf(current.job.record, current.restored) : undefined),
     });
 
-    const cancelRestore = onNextFlowsStarted(RED.events, restore);
     // Registered before handleInput's own close listener, so it runs first: the job that the
     // handler then aborts knows the node is closing and stays saved.
-    this.on("close", (removed: boolean, done: () => void) => {
-      closing = true;
-      cancelRestore();
-      unlistJob();
-      if (!removed) {
-        // The job stays in memory (and in the store) for the node that the deploy puts here.
-        done();
-        return;
-      }
-      kept.forget(contextId);
-      toldVolatile.delete(contextId);
-      saved.removeAll().then(done, (err: unknown) => {
-        warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
-        done();
-      });
+    keepSavedRecords({
+      RED,
+      node: this,
+      type: "edge-fleet-command",
+      t,
+      store,
+      saved,
+      contextId,
+      told: toldVolatile,
+      forget: () => {
+        kept.forget(contextId);
+      },
+      closing: () => {
+        closing = true;
+        unlistJob();
+      },
+      mayResume: () => !closing && !invalid,
+      resume: (records) => {
+        // Oldest first: they queue for their turn in the order they started.
+        records.sort((a, b) => a.job.startedAt - b.job.startedAt);
+        for (const r of records) {
+          restoring.set(r.msg, r);
+          receive(r.msg);
+        }
+      },
     });
 
     const describe = (err: EdgeError): string => errorText(t, err);
@@ -383,29 +387,6 @@ export = function (RED: NodeAPI): void {
           : t("edge-fleet-command.status.resolving"),
       }),
     });
-
-    /** Resumes this node's jobs from before the deploy or the restart, each once, oldest first. */
-    function restore(): void {
-      // Saved jobs stay saved while the settings are invalid: they resume after the fixing deploy.
-      if (closing || invalid) return;
-      const onBad = (key: string, field: string): void => {
-        warn(t("edge-fleet-command.warn.badSaved", { key, field }));
-      };
-      saved.restorable(onBad).then(
-        (list) => {
-          if (closing) return;
-          // Oldest first: they queue for their turn in the order they started.
-          list.sort((a, b) => a.job.startedAt - b.job.startedAt);
-          for (const r of list) {
-            restoring.set(r.msg, r);
-            receive(r.msg);
-          }
-        },
-        (err: unknown) => {
-          warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
-        },
-      );
-    }
   }
 
   RED.nodes.registerType("edge-fleet-command", EdgeFleetCommandNode, {
