@@ -182,9 +182,15 @@ describe("the editor in a browser", function () {
     assert.match(await result.innerText(), expected);
   }
 
+  /**
+   * Clicks a sidebar tab's button, as a user does. Node-RED 4 has a bar of link buttons
+   * (#red-ui-tab-<id>-link-button, its tab then .active); Node-RED 5 rebuilt the sidebar into a
+   * bar of icon buttons (button[data-tab-id="<id>"], then .selected), with no ids of their own.
+   */
   async function showSidebar(name) {
-    await page.locator(`#red-ui-tab-${name}-link-button`).click();
-    await page.waitForSelector(`#red-ui-tab-${name}.active`);
+    const v5 = `button[data-tab-id="${name}"]`;
+    await page.locator(`#red-ui-tab-${name}-link-button, ${v5}`).first().click();
+    await page.waitForSelector(`#red-ui-tab-${name}.active, ${v5}.selected`);
   }
 
   async function showHelpFor(type) {
