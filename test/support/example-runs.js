@@ -18,6 +18,7 @@ const CORE_FILES = {
   switch: "function/10-switch.js",
   change: "function/15-change.js",
   rbe: "function/rbe.js",
+  "tls-config": "network/05-tls.js",
 };
 const core = (type) => require(`@node-red/nodes/core/${CORE_FILES[type]}`);
 
