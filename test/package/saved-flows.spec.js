@@ -4,10 +4,11 @@
 // deployed on the current code and checked to do what its property values say, through its
 // messages, its status and the simulator's request log, not only to deploy.
 //
-// When a node gains a property, the last fixture must gain it too, at a value other than its
-// default, with a check here of what the value does. When a property is renamed or changes meaning,
-// the fixture stays as it was saved and the node migrates the old value (see the report of
-// issue 24: no property has changed since 0.1.0, so there is no migration yet).
+// When a node gains a property, the fixture gains it too, at a value other than its default, with
+// a check here of what the value does (the first two tests fail until it does). When a property
+// is renamed or changes meaning, the fixture stays as it was saved: the node then migrates the old
+// value, at its start and in the editor, and this spec shows the saved flow still behaving. No
+// property has changed since 0.1.0, so no node migrates anything yet.
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
