@@ -1,8 +1,8 @@
-// Flows users saved with an earlier release keep working: test/fixtures/flows-<version>.json holds
-// what that release's editor exported (the examples as they were, and one tab with every node and
-// every property at a value other than its default; credentials are never exported). Each is
-// deployed on the current code and checked to do what its property values say, through its
-// messages, its status and the simulator's request log, not only to deploy.
+// Flows users saved with an earlier release keep working: each flows-<version>.json in
+// test/fixtures/ holds what that release's editor exported (the examples as they were, and one tab
+// with every node and every property at a value other than its default; credentials are never
+// exported). Each is deployed on the current code and checked to do what its property values say,
+// through its messages, its status and the simulator's request log, not only to deploy.
 //
 // When a node gains a property, the fixture gains it too, at a value other than its default, with
 // a check here of what the value does (the first two tests fail until it does). When a property
@@ -75,7 +75,7 @@ describe("saved flows", function () {
         const nodes = saved.filter((n) => n.type === type);
         assert.ok(
           nodes.length > 0,
-          `${type} is in no test/fixtures/flows-<version>.json: add a flow of the version that ` +
+          `${type} is in no flows-<version>.json of test/fixtures/: add a flow of the version that ` +
             "brings it, with every property at a value other than its default",
         );
         for (const n of nodes)
