@@ -183,14 +183,19 @@ describe("the editor in a browser", function () {
   }
 
   /**
-   * Clicks a sidebar tab's button, as a user does. Node-RED 4 has a bar of link buttons
-   * (#red-ui-tab-<id>-link-button, its tab then .active); Node-RED 5 rebuilt the sidebar into a
-   * bar of icon buttons (button[data-tab-id="<id>"], then .selected), with no ids of their own.
+   * Shows a sidebar tab by its button, as a user does. Node-RED 4 has a bar of link buttons
+   * (#red-ui-tab-<id>-link-button, its tab then .active), and a click always shows the tab.
+   * Node-RED 5 rebuilt the sidebar into bars of icon buttons (button[data-tab-id="<id>"], .selected
+   * while its tab shows), and a click on the button of a tab already showing hides it: the debug
+   * tab shows from the start there, under the info tab. So the button is clicked only when its
+   * tab is not showing.
    */
   async function showSidebar(name) {
     const v5 = `button[data-tab-id="${name}"]`;
-    await page.locator(`#red-ui-tab-${name}-link-button, ${v5}`).first().click();
-    await page.waitForSelector(`#red-ui-tab-${name}.active, ${v5}.selected`);
+    const showing = `#red-ui-tab-${name}.active, ${v5}.selected`;
+    if ((await page.locator(showing).count()) === 0)
+      await page.locator(`#red-ui-tab-${name}-link-button, ${v5}`).first().click();
+    await page.waitForSelector(showing);
   }
 
   async function showHelpFor(type) {
