@@ -36,6 +36,15 @@ const EXAMPLE_TABS = {
 };
 /** The tab with every node and every property at a value other than its default. */
 const EVERY_PROPERTY = "9c7e2b05d1a304e1";
+/** The context store the await and watch nodes of that tab name, declared in Node-RED's settings. */
+const STORE = "saved";
+
+/** The keys a node holds in a context store. */
+function storeKeys(node, store) {
+  return new Promise((resolve, reject) => {
+    node.context().keys(store, (err, keys) => (err ? reject(err) : resolve(keys)));
+  });
+}
 
 function readFixture(file) {
   return JSON.parse(fs.readFileSync(path.join(FIXTURES, file), "utf8"));
@@ -154,7 +163,7 @@ describe("saved flows", function () {
       // declares it. The test helper loads no context store of the settings on its own, so it is
       // loaded before each deploy, as Node-RED's runtime does at start.
       helper.settings({
-        contextStorage: { default: { module: "memory" }, saved: { module: "memory" } },
+        contextStorage: { default: { module: "memory" }, [STORE]: { module: "memory" } },
       });
       const nodes = helper._redNodes;
       original = nodes.loadFlows;
@@ -358,15 +367,11 @@ describe("saved flows", function () {
       const t0 = Date.now();
       inject(running, sendDef);
       // The pending wait is kept in the store the node names, not in the default store.
-      const keys = (store) =>
-        new Promise((resolve, reject) => {
-          awaitNode.context().keys(store, (err, list) => (err ? reject(err) : resolve(list)));
-        });
-      await waitFor(async () => (await keys(awaitDef.store)).length > 0, {
+      await waitFor(async () => (await storeKeys(awaitNode, STORE)).length > 0, {
         timeoutMs: 5000,
         what: "the wait in the saved store",
       });
-      assert.deepEqual(await keys("default"), []);
+      assert.deepEqual(await storeKeys(awaitNode, "default"), []);
       // Timeout 1.5 s: timed out. Blank, the timeout would be the command's ttl (2 s), and the
       // simulator's "ttl expired" fault for the offline pump would end the wait on the fault output.
       const [timedOut] = await running.debugged("timed out", 1, 10000);
@@ -434,12 +439,9 @@ describe("saved flows", function () {
       await control("POST", "/events", { path: watchDef.stream, elems: { temperature: 30 } });
       const [, , third] = await running.debugged("watched", 3, 10000);
       assert.equal(third.payload.elems.temperature, 30);
-      const position = await new Promise((resolve, reject) => {
-        watch
-          .context()
-          .get("position", watchDef.store, (err, v) => (err ? reject(err) : resolve(v)));
-      });
-      assert.ok(position, "no position in the saved store");
+      // Its position is kept in the store it names, not in the default store.
+      assert.deepEqual(await storeKeys(watch, STORE), ["position"]);
+      assert.deepEqual(await storeKeys(watch, "default"), []);
       // Reads of the stream in 2 s: about five at an Interval of 400 ms, none at the default 5 s.
       const t0 = Date.now();
       await sleep(2000);
