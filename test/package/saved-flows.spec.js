@@ -275,6 +275,42 @@ describe("saved flows", function () {
       assert.equal(most, Number(accountDef.concurrency));
     });
 
+    it("account: holds at most Queue messages beyond those in flight, and refuses the rest", async function () {
+      const running = await deploy();
+      // Ten listings at once: Concurrency (2) start, Queue (4) wait, four are refused at once.
+      for (let i = 0; i < 10; i++) inject(running, listDef);
+      const refused = await running.debugged("error", 4);
+      for (const m of refused)
+        assert.match(m.error.message, /^Too many requests waiting for this account \(4 queued\)/);
+      await running.debugged("event", 18);
+      await sleep(500);
+      assert.equal(running.seen.event.length, 18);
+      assert.equal(running.seen.error.length, 4);
+    });
+
+    it("account: starts at most Requests/s requests in any second", async function () {
+      const running = await deploy();
+      // Four waves of six listings of two pages each: 48 reads, more than one second's 40, each
+      // wave within what the account holds (Concurrency 2 and Queue 4).
+      for (let wave = 1; wave <= 4; wave++) {
+        for (let i = 0; i < 6; i++) inject(running, listDef);
+        await running.debugged("event", 18 * wave, 10000);
+      }
+      const starts = (await requests())
+        .filter((r) => r.stream === listDef.stream)
+        .map((r) => r.time)
+        .sort((x, y) => x - y);
+      assert.equal(starts.length, 48);
+      /** The most reads the simulator received in any window of `ms` from one of them on. */
+      const most = (ms) =>
+        Math.max(...starts.map((t) => starts.filter((u) => u >= t && u < t + ms).length));
+      // Requests/s 40: the account starts no more in any second, so the simulator, which
+      // receives each a little later than it started, sees no more in 800 ms; and more than 30 in
+      // some second, which the default 20 would not let through.
+      assert.ok(most(800) <= Number(accountDef.rate), `${most(800)} in 800 ms`);
+      assert.ok(most(1000) > 30, `${most(1000)} in a second`);
+    });
+
     it("account: times out a request after Timeout and tries it again Retries times", async function () {
       const running = await deploy();
       const device = `/device/${deviceStateDef.device}`;
