@@ -8,9 +8,10 @@
 //   defaults         - 100 waits over 100 devices, the account's default limits (20/s, 8 at once)
 //   sidebar open     - 1 device and 1,000 devices again with an editor's "edge devices" tab open
 // Measured per run: inbox reads per device per interval (the simulator's request log), the
-// runtime's CPU per poll interval while idle, CPU per wait added, CPU per marker handled above the
-// idle polling (read, matched, sent on), the waits that ended complete / fault / timed out / not
-// at all, and the delay from each marker's creation (server clock) to the output.
+// runtime's CPU per poll interval while idle, CPU per wait added, the heap per pending wait, CPU
+// per marker handled above the idle polling (read, matched, sent on), the waits that ended
+// complete / fault / timed out / not at all, and the delay from each marker's creation (server
+// clock) to the output.
 "use strict";
 const { startSimulator } = require("./lib/sim");
 const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
@@ -136,6 +137,7 @@ async function runOnce(sim, red, s, devices, runId) {
     },
   }));
   collect();
+  const heap0 = process.memoryUsage().heapUsed;
   let cpu0 = process.cpuUsage();
   for (const msg of msgs) node.receive(msg);
   const addUs = (cpuMs(cpu0) * 1000) / waits;
@@ -144,6 +146,9 @@ async function runOnce(sim, red, s, devices, runId) {
   await sleep(INTERVAL_MS / 2);
   await sim.control("DELETE", "/requests");
   collect();
+  // What the pending waits hold, their messages aside (those existed before): read after the
+  // first polls, with every wait pending.
+  const heapPerWait = (process.memoryUsage().heapUsed - heap0) / waits;
   const t0 = Date.now();
   cpu0 = process.cpuUsage();
   await sleep(WATCH_INTERVALS * INTERVAL_MS);
@@ -198,6 +203,7 @@ async function runOnce(sim, red, s, devices, runId) {
     readsPerDevicePerInterval: perDevice,
     cpuMsPerInterval: idleCpuMs / intervals,
     cpuUsPerWaitAdded: addUs,
+    heapBytesPerWait: heapPerWait,
     cpuUsPerMarker: (markerCpuMs * 1000) / Math.max(1, ended.complete),
     complete: ended.complete,
     fault: ended.fault,
@@ -251,6 +257,7 @@ async function measure({ quick, only }) {
         },
         cpuMsPerInterval: spread(all("cpuMsPerInterval"), 1),
         cpuUsPerWaitAdded: spread(all("cpuUsPerWaitAdded"), 1),
+        heapBytesPerWait: spread(all("heapBytesPerWait")),
         cpuUsPerMarker: spread(all("cpuUsPerMarker"), 1),
         completionRate: spread(
           samples.map((r) => r.complete / s.waits),
@@ -290,6 +297,7 @@ function report(r) {
   );
   row("CPU per poll interval, idle (ms)", (s) => mmm(s.cpuMsPerInterval, 1));
   row("CPU per wait added (µs)", (s) => mmm(s.cpuUsPerWaitAdded, 1));
+  row("heap per pending wait (B)", (s) => mmm(s.heapBytesPerWait));
   row("CPU per marker handled (µs)", (s) => mmm(s.cpuUsPerMarker, 1));
   row("completed", (s) =>
     mmm(

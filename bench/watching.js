@@ -11,6 +11,7 @@ const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
 const { median, percentile, round, sleep } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
 const { fmt, mmm, table } = require("./lib/format");
+const { plainQuietReads } = require("./lib/plain-reads");
 
 const STREAMS = 100;
 const PER_STREAM = 2;
@@ -118,6 +119,16 @@ async function once(sim, red, run, quick) {
   const q1 = Date.now();
   const quietLog = await sim.control("GET", "/requests?limit=10000");
   const quietPerInterval = readsPerInterval(quietLog, q0, q1);
+  // The peer's requests: the very GETs the watches made while quiet (made once the watches are
+  // gone, below).
+  const quietUrls = [
+    ...new Set(
+      quietLog
+        .filter((r) => r.method === "GET" && r.time >= q0 && r.time <= q1)
+        .filter((r) => /[?&]start=0(&|$)/.test(r.url))
+        .map((r) => r.url),
+    ),
+  ];
 
   // Events at an even pace, round robin over the streams; every node's message is timed.
   const latencies = [];
@@ -154,12 +165,17 @@ async function once(sim, red, run, quick) {
   const pageZero = inWindow.filter((r) => /[?&]start=0(&|$)/.test(r.url)).length;
   const seconds = (t1 - t0) / 1000;
   const missing = events * PER_STREAM - latencies.length + duplicates;
+  // The peer of the quiet read, in this process with the watches removed: plain undici making the
+  // same GETs at the same pace. A quiet read cannot cost less than its request.
+  await red.deploy(flows(sim, streams, false));
+  const peer = await plainQuietReads(sim, quietUrls, { intervalMs: INTERVAL_MS, ms: QUIET_MS });
   const result = {
     readsPerStreamPerInterval: readsPerInterval(log, t0, t1),
     quietReadsPerStreamPerInterval: quietPerInterval,
     readsPerSec: pageZero / seconds,
     requestsPerSec: inWindow.length / seconds,
     cpuUsPerRead: (cpuQuiet.user + cpuQuiet.system) / quietReads,
+    plainCpuUsPerRead: peer.cpuUsPerRead,
     latencyP50Ms: percentile(latencies, 50),
     latencyP99Ms: percentile(latencies, 99),
     latencyMaxMs: Math.max(...latencies),
@@ -203,6 +219,7 @@ async function measure({ quick }) {
       readsPerSec: spread(pick("readsPerSec"), 1),
       requestsPerSec: spread(pick("requestsPerSec"), 1),
       cpuUsPerRead: spread(pick("cpuUsPerRead")),
+      plainCpuUsPerRead: spread(pick("plainCpuUsPerRead")),
       latencyP50Ms: spread(pick("latencyP50Ms")),
       latencyP99Ms: spread(pick("latencyP99Ms")),
       latencyMaxMs: spread(pick("latencyMaxMs")),
@@ -227,6 +244,10 @@ function report(w) {
       ["reads per second (page 0)", mmm(w.readsPerSec, 1)],
       ["requests per second (all pages)", mmm(w.requestsPerSec, 1)],
       ["runtime CPU per read, quiet", mmm(w.cpuUsPerRead, 0, " µs")],
+      [
+        "plain undici CPU per request, the same GETs at the same pace",
+        mmm(w.plainCpuUsPerRead, 0, " µs"),
+      ],
       ["event creation to message p50", mmm(w.latencyP50Ms, 0, " ms")],
       ["event creation to message p99", mmm(w.latencyP99Ms, 0, " ms")],
       ["event creation to message max", mmm(w.latencyMaxMs, 0, " ms")],
@@ -251,6 +272,12 @@ function targets(w, add) {
     `${fmt(w.latencyP99Ms.max)} ms`,
     `<= ${limit} ms`,
     w.latencyP99Ms.max <= limit,
+  );
+  add(
+    "Watching: CPU per quiet read against plain undici's per request (median)",
+    `${fmt(w.cpuUsPerRead.median)} vs ${fmt(w.plainCpuUsPerRead.median)} µs`,
+    "<= 1.5 x plain",
+    w.cpuUsPerRead.median <= 1.5 * w.plainCpuUsPerRead.median,
   );
   add(
     "Watching: duplicates / missing messages",

@@ -5,8 +5,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { CommandProcessor } from "./commands";
 import type { JsonObject, Scalar } from "./json";
-import { deviceView, type Company, type Store, type User } from "./store";
-import { eventJson, joinEvents, streamView, type Stream } from "./stream";
+import { deviceView, type Company, type Store, type StoreStream, type User } from "./store";
+import { eventJson, joinEvents, streamView } from "./stream";
 import { ListQueryError, listPage } from "./listing";
 
 export interface ApiRequest {
@@ -172,7 +172,7 @@ export class Api {
 
   private postEvent(user: User, streamId: string | undefined, text: string): ApiResponse {
     const body = parseObject(text);
-    let stream: Stream | undefined;
+    let stream: StoreStream | undefined;
     if (streamId === undefined) {
       const path = body.path;
       if (typeof path !== "string" || path === "") throw new BadRequest("path must be a string");
@@ -196,7 +196,7 @@ export class Api {
     streamId: string | undefined,
     query: URLSearchParams,
   ): ApiResponse {
-    let stream: Stream | undefined;
+    let stream: StoreStream | undefined;
     if (streamId === undefined) {
       const path = query.get("path");
       if (path === null || path === "") throw new BadRequest("Missing query parameter: path");

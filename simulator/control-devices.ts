@@ -1,6 +1,6 @@
 // The devices of the control interface: a device as tests see it (with its streams, whether it is
 // online and its pending commands), found by name in a company, and created from a request body.
-import type { ControlHost } from "./control";
+import type { ControlHost } from "./control-host";
 import { ControlError, isObject } from "./control-request";
 import type { JsonObject, Scalar } from "./json";
 import { deviceView, type Company, type Device } from "./store";

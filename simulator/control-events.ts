@@ -1,14 +1,15 @@
 // Events added through the control interface: one, a run of copies (`count`, numbered by `seq`)
 // or a list, on a stream by id or path, optionally run as commands by the device.
-import type { ControlHost, ControlResponse } from "./control";
+import type { ControlHost, ControlResponse } from "./control-host";
 import { ControlError, isObject } from "./control-request";
 import type { JsonObject } from "./json";
-import { eventJson, type Stream } from "./stream";
+import type { StoreStream } from "./store";
+import { eventJson } from "./stream";
 
 const MAX_BULK = 100000;
 
 export function addEvents(host: ControlHost, body: Record<string, unknown>): ControlResponse {
-  let stream: Stream | undefined;
+  let stream: StoreStream | undefined;
   if (typeof body.streamId === "string") stream = host.store.streamById(body.streamId);
   else if (typeof body.path === "string") stream = host.store.streamByPath(body.path);
   else throw new ControlError(400, "streamId or path is required");

@@ -1,38 +1,24 @@
 // The /_sim control interface: no authentication and plain JSON, for tests and benchmarks to set
 // the scene (devices, streams, bulk events, faults, offline devices) and read what the client did.
 // This file routes a request and holds the small routes; devices, events and the reading of a
-// request have files of their own (control-devices.ts, control-events.ts, control-request.ts).
+// request have files of their own (control-devices.ts, control-events.ts, control-request.ts),
+// and what every route acts on, the host, is control-host.ts.
 
-import { ID_STYLES, MARKER_STYLES, type CommandConfig, type CommandProcessor } from "./commands";
+import { ID_STYLES, MARKER_STYLES, type CommandConfig } from "./commands";
 import { createDevice, deviceInfo, findDevice } from "./control-devices";
 import { addEventList, addEvents } from "./control-events";
+import type { ControlHost, ControlResponse } from "./control-host";
 import { ControlError, decodeSegment, intQuery, parseBody, parseJson } from "./control-request";
-import { FaultError, type Faults } from "./faults";
-import { StoreError, type Store } from "./store";
+import { FaultError } from "./faults";
+import { StoreError } from "./store";
 import { MAX_CAPACITY, streamView } from "./stream";
-import { LOG_CAPACITY, type RequestLog, type StatsCounter } from "./request-log";
+import { LOG_CAPACITY } from "./request-log";
 
 export interface ControlRequest {
   method: string;
   pathname: string;
   query: URLSearchParams;
   body: string;
-}
-
-export interface ControlResponse {
-  status: number;
-  value: unknown;
-}
-
-/** What the control interface needs from the simulator that owns it. */
-export interface ControlHost {
-  readonly store: Store;
-  readonly commands: CommandProcessor;
-  readonly faults: Faults;
-  readonly stats: StatsCounter;
-  readonly log: RequestLog;
-  readonly config: CommandConfig;
-  reset(): void;
 }
 
 export function handleControl(host: ControlHost, req: ControlRequest): ControlResponse {

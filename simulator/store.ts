@@ -7,6 +7,9 @@ import type { SeedData, SeedDevice } from "./seed";
 import { DEFAULT_CAPACITY, MAX_CAPACITY, Stream } from "./stream";
 import type { StoredEvent, StreamKind } from "./stream";
 
+/** A stream of the store: its company and, for a device's two streams, its device. */
+export type StoreStream = Stream<Company, Device>;
+
 export interface User {
   name: string;
   id: string;
@@ -34,8 +37,8 @@ export interface Device {
   state: Record<string, Scalar>;
   resources: string[];
   online: boolean;
-  commandStream: Stream;
-  inboxStream: Stream;
+  commandStream: StoreStream;
+  inboxStream: StoreStream;
 }
 
 /** Ids are a type letter, 8 hex digits of creation time in seconds, then 16 unique hex digits. */
@@ -103,8 +106,8 @@ export class Store {
   readonly tokens = new Map<string, User>();
   private readonly devicesById = new Map<string, Device>();
   private readonly devicesByName = new Map<string, Device>();
-  private readonly streamsById = new Map<string, Stream>();
-  private readonly streamsByPath = new Map<string, Stream>();
+  private readonly streamsById = new Map<string, StoreStream>();
+  private readonly streamsByPath = new Map<string, StoreStream>();
 
   constructor(seed: SeedData) {
     this.load(seed);
@@ -121,7 +124,7 @@ export class Store {
   }
 
   /** The company's streams, device streams included, in the order they were made. */
-  streams(company: Company): Stream[] {
+  streams(company: Company): StoreStream[] {
     return [...this.streamsById.values()].filter((s) => s.company === company);
   }
 
@@ -131,11 +134,11 @@ export class Store {
     return this.devicesByName.get(company.name + "/" + idOrName);
   }
 
-  streamById(id: string): Stream | undefined {
+  streamById(id: string): StoreStream | undefined {
     return this.streamsById.get(id);
   }
 
-  streamByPath(path: string): Stream | undefined {
+  streamByPath(path: string): StoreStream | undefined {
     return this.streamsByPath.get(path);
   }
 
@@ -172,8 +175,8 @@ export class Store {
       resources: [...(spec.resources ?? [])],
       online: spec.online ?? true,
       // Assigned right below: the streams need the device and the device its streams.
-      commandStream: undefined as unknown as Stream,
-      inboxStream: undefined as unknown as Stream,
+      commandStream: undefined as unknown as StoreStream,
+      inboxStream: undefined as unknown as StoreStream,
     };
     device.commandStream = this.addStream(
       `${base}/:command`,
@@ -197,7 +200,7 @@ export class Store {
   }
 
   /** A free stream; its company is the first segment of its path. */
-  createStream(path: string, capacity: number = DEFAULT_CAPACITY, id?: string): Stream {
+  createStream(path: string, capacity: number = DEFAULT_CAPACITY, id?: string): StoreStream {
     if (!path.startsWith("/") || path.length < 2) {
       throw new StoreError(400, `Invalid stream path: ${path}`);
     }
@@ -212,7 +215,7 @@ export class Store {
   }
 
   addEvent(
-    stream: Stream,
+    stream: StoreStream,
     elems: JsonObject,
     metadata: JsonObject | undefined,
     creatorId: string,
@@ -239,7 +242,7 @@ export class Store {
     kind: StreamKind,
     device: Device | undefined,
     id: string | undefined,
-  ): Stream {
+  ): StoreStream {
     const now = Date.now();
     const streamId = id ?? this.ids.next("s", now);
     if (this.streamsById.has(streamId)) {

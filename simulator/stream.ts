@@ -2,7 +2,6 @@
 // sized for the benchmark (100,000 events paged at high rates), so adding, dropping the oldest and
 // reading a page never walk the stream. Each event is serialised once, on its first read.
 import type { JsonObject } from "./json";
-import type { Company, Device } from "./store";
 
 export const DEFAULT_CAPACITY = 1000;
 export const MAX_CAPACITY = 100000;
@@ -60,9 +59,11 @@ function eventBytes(event: StoredEvent): Buffer {
 
 /**
  * Events kept in ascending (creationDate, insertion) order in an array whose dropped head is
- * skipped by an offset and compacted only once it is at least half of the array.
+ * skipped by an offset and compacted only once it is at least half of the array. The stream
+ * carries its company and device (`C` and `D`, the store's Company and Device: StoreStream in
+ * store.ts) for its readers and never looks into them, so it does not name the store's types.
  */
-export class Stream {
+export class Stream<C = unknown, D = unknown> {
   private items: (StoredEvent | undefined)[] = [];
   private head = 0;
 
@@ -71,9 +72,9 @@ export class Stream {
     readonly path: string,
     readonly capacity: number,
     readonly creationDate: number,
-    readonly company: Company,
+    readonly company: C,
     readonly kind: StreamKind,
-    readonly device: Device | undefined,
+    readonly device: D | undefined,
   ) {}
 
   get name(): string {

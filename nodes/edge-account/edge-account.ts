@@ -24,10 +24,7 @@ export = function (RED: NodeAPI): void {
     // Test connection sends this account's stored token to this URL only.
     this.baseUrl = def.baseUrl;
     try {
-      this.services = new AccountServices(
-        new EdgeClient(settingsOf(RED, def, this.credentials)),
-        t,
-      );
+      this.services = new AccountServices(new EdgeClient(settingsOf(RED, def, this.credentials)));
     } catch (err) {
       this.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });

@@ -19,7 +19,24 @@ interface Connection {
   user?: { permissions?: unknown } | null;
 }
 
-export class SidebarReaders {
+/**
+ * One per runtime's event bus: the type is registered once per process in Node-RED, but the test
+ * helper registers it again for every flow it loads, on the same bus, and each registration added
+ * two listeners that were never removed (Node's MaxListenersExceededWarning after ten).
+ */
+const byBus = new WeakMap<object, SidebarReaders>();
+
+/** The readers of this runtime's sidebar, made at its first registration. */
+export function sidebarReadersOf(RED: NodeAPI): SidebarReaders {
+  let readers = byBus.get(RED.events);
+  if (!readers) {
+    readers = new SidebarReaders(RED);
+    byBus.set(RED.events, readers);
+  }
+  return readers;
+}
+
+class SidebarReaders {
   private readonly sessions = new Set<string>();
 
   constructor(private readonly RED: NodeAPI) {

@@ -19,7 +19,7 @@ import type { AccountNode } from "../lib/account/lookup";
 import type { WatchView } from "../lib/events/stream-watcher";
 import type { Translate } from "../lib/node-red/i18n";
 import { editorOnly } from "./admin-guard";
-import { SidebarReaders } from "./sidebar-readers";
+import { sidebarReadersOf } from "./sidebar-readers";
 
 /** The comms topic the sidebar subscribes to: the package's own. */
 export const TOPIC = "edgewire/sidebar";
@@ -84,7 +84,7 @@ function accountSnapshot(node: AccountNode): AccountSnapshot {
 }
 
 export function registerSidebar(RED: NodeAPI, t: Translate): void {
-  const readers = new SidebarReaders(RED);
+  const readers = sidebarReadersOf(RED);
   let lastBeat = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let published = "";

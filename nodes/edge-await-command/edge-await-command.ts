@@ -1,7 +1,7 @@
 // Turns "a command was sent" into "the device did it, failed, or did not answer in time" by
 // watching the device's `:inbox` for the command's markers through the account's shared poller.
-// Its outputs are complete, fault and timed out (OUTPUTS in lib/commands/pending-wait.ts, where
-// the wait itself is). msg.reset ends this node's waits.
+// Its outputs are complete, fault and timed out (OUTPUTS in pending-wait.ts; the wait itself is
+// lib/commands/command-wait.ts). msg.reset ends this node's waits.
 //
 // A timeout is only reported after one more read of the inbox made after the deadline, so a late
 // poll never turns a completed command into "timed out". Pending waits are kept in this process's
@@ -12,19 +12,19 @@ import { EdgeError } from "../lib/api/errors";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import type { InboxObserver, InboxRef } from "../lib/commands/inbox-poller";
-import { PendingWait } from "../lib/commands/pending-wait";
-import type { AwaitShared } from "../lib/commands/pending-wait";
-import { KeptWaits } from "../lib/commands/kept-waits";
-import { serializeMessage } from "../lib/commands/saved-message";
-import { WaitStore } from "../lib/commands/saved-waits";
-import type { Restorable } from "../lib/commands/saved-waits";
+import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { contextIdOf } from "../lib/node-red/context-id";
 import { onNextFlowsStarted } from "../lib/node-red/flows-started";
 import { isPersistentStore } from "../lib/node-red/persistent-store";
+import { KeptWaits } from "../lib/node-red/kept-waits";
+import { serializeMessage } from "../lib/node-red/saved-message";
+import { WaitStore } from "../lib/node-red/saved-waits";
+import type { Restorable } from "../lib/node-red/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
+import { PendingWait } from "./pending-wait";
+import type { AwaitShared } from "./pending-wait";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkTemplate } from "../lib/node-red/render";
 import { blank, configError } from "../lib/node-red/config";
@@ -174,19 +174,18 @@ export = function (RED: NodeAPI): void {
         restoring.delete(msg);
         const { key, wait: w } = restored;
         return new Promise<Result | null>((resolve, reject) => {
-          const wait = { commandId: w.commandId, since: w.since, intervalMs: w.intervalMs };
-          new PendingWait(
-            wait,
-            msg,
-            ctx,
-            shared,
-            w.startedAt,
-            w.timeoutMs,
-            w.ttl,
-            key,
-            resolve,
-            reject,
-          ).start(poller, w.inbox, w.deadline - Date.now());
+          const wait = {
+            commandId: w.commandId,
+            since: w.since,
+            intervalMs: w.intervalMs,
+            timeoutMs: w.timeoutMs,
+            startedAt: w.startedAt,
+          };
+          new PendingWait(wait, msg, ctx, shared, w.ttl, key, resolve, reject).start(
+            poller,
+            w.inbox,
+            w.deadline - Date.now(),
+          );
         });
       }
       const command = commandOf(msg);
@@ -249,19 +248,12 @@ export = function (RED: NodeAPI): void {
 
       ctx.busy();
       return new Promise<Result | null>((resolve, reject) => {
-        const wait = { commandId: command.id, since, intervalMs };
-        new PendingWait(
-          wait,
-          msg,
-          ctx,
-          shared,
-          startedAt,
+        const wait = { commandId: command.id, since, intervalMs, timeoutMs: timeout, startedAt };
+        new PendingWait(wait, msg, ctx, shared, ttl, key, resolve, reject).start(
+          poller,
+          inbox,
           timeout,
-          ttl,
-          key,
-          resolve,
-          reject,
-        ).start(poller, inbox, timeout);
+        );
       });
     };
 

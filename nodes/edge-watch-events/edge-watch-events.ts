@@ -27,6 +27,7 @@ import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";
 import { blank } from "../lib/node-red/config";
+import { accountStatus } from "../lib/node-red/status";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -300,7 +301,7 @@ export = function (RED: NodeAPI): void {
     });
     // The account's health shows on this node as on the others of the account.
     const unwatchHealth = healthOf(RED, def.account)?.watch((s) => {
-      watch.account(s);
+      watch.account(accountStatus(t, s));
     });
     this.on("close", (removed: boolean, done: () => void) => {
       unwatchHealth?.();

@@ -8,6 +8,10 @@ const assert = require("node:assert/strict");
 const { helper, next, noMessage, withRed } = require("../support/red");
 const { startFlow, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
+const { lib } = require("../support/lib");
+
+const { EdgeClient } = lib("api/client");
+const { InboxWatch } = lib("commands/inbox-watch");
 
 const INBOX = "/demo/devices/lcd-board/:inbox";
 
@@ -130,6 +134,55 @@ describe("early inbox reads of edge-await-command, against a device of its own p
       assert.ok(poller().gaveWay >= 1, `${poller().gaveWay} early reads gave way`);
       get("a1").receive({ reset: true });
     } finally {
+      await server.close();
+    }
+  });
+
+  it("reads a new wait's inbox at once when its early read gives way, not an interval later", async function () {
+    const pace = { ms: 300 };
+    const server = await pacedServer(pace);
+    // One poll a second; the account already knows its devices answer in about 200 ms.
+    const client = new EdgeClient({
+      baseUrl: server.url,
+      company: "demo",
+      token: "tok-of-test",
+      rateLimit: { pollPerSecond: 1 },
+    });
+    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
+      pace: "fast",
+      accountAnswerMs: 200,
+    });
+    try {
+      // Another read of the lane uses this second's budget: the early read will find no room.
+      await client.listEventsByPath(INBOX, { limit: 1, start: 0 }, { lane: "poll", retries: 0 });
+      const before = server.reads.length;
+      const input = server.command();
+      const markers = [];
+      let found;
+      const done = new Promise((resolve) => (found = resolve));
+      watch.add({
+        commandId: input.command.id,
+        since: input.command.creationDate,
+        intervalMs: 10_000,
+        onMarker(event, name) {
+          markers.push(name);
+          found();
+        },
+        onError(err) {
+          markers.push(err.code);
+          found();
+        },
+        onFinalRead() {},
+      });
+      // Within a few seconds, not the 10 s interval: the read that gave way is due at once and
+      // waits only for the lane (one read a second).
+      const limit = new Promise((resolve) => setTimeout(resolve, 5000).unref());
+      await Promise.race([done, limit]);
+      assert.ok(watch.gaveWay >= 1, `${watch.gaveWay} early reads gave way`);
+      assert.deepEqual(markers, ["COMMAND_COMPLETE"], `${server.reads.length - before} reads`);
+    } finally {
+      watch.close();
+      await client.close();
       await server.close();
     }
   });

@@ -2,17 +2,25 @@
 // the server asked for with 429, and an authentication failure (401/403), which stays red on every
 // node until a request of the account succeeds again. The client tells it the outcome of every
 // HTTP attempt; a one-second tick, running only while some node watches, follows the queue and
-// counts the wait down, so the busy path pays one call per attempt and nothing per status.
-import type { NodeStatus } from "node-red";
+// counts the wait down, so the busy path pays one call per attempt and nothing per status. It
+// says what the state is; how a node shows it is lib/node-red/status.ts (accountStatus).
 import type { EdgeError } from "../api/errors";
-import type { Translate } from "../node-red/i18n";
-import { errorStatus } from "../node-red/status";
 
 const TICK_MS = 1000;
 /** How long a 429 without Retry-After is shown: the retry delay is not known here. */
 const DEFAULT_WAIT_MS = 2000;
 
-export type HealthListener = (status: NodeStatus | undefined) => void;
+/** What is wrong with the account, the worst first: its nodes show it over their own status. */
+export type AccountState =
+  /** The token was refused (401/403): until a request of the account succeeds again. */
+  | { kind: "auth"; error: EdgeError }
+  /** A 429 asked to wait: whole seconds left. */
+  | { kind: "wait"; seconds: number }
+  /** Requests wait in the account's queue. */
+  | { kind: "queued"; count: number };
+
+/** Told of every change; undefined: all is well again. */
+export type HealthListener = (state: AccountState | undefined) => void;
 
 /** What the editor's sidebar shows of the account's health (no message, no token: codes only). */
 export interface HealthView {
@@ -22,6 +30,20 @@ export interface HealthView {
   /** The wait the last 429 asked for, and when it came (Date.now() time). */
   last429: { ms: number; at: number } | undefined;
   lastError: { code: string; status: number | undefined; at: number } | undefined;
+}
+
+/** Equal for states that show the same: a refused token again, with the same answer, is no change. */
+function keyOf(state: AccountState): string {
+  switch (state.kind) {
+    case "auth": {
+      const e = state.error;
+      return `auth ${e.code} ${e.status ?? ""} ${e.apiStatus ?? ""} ${e.message}`;
+    }
+    case "wait":
+      return `wait ${state.seconds}`;
+    case "queued":
+      return `queued ${state.count}`;
+  }
 }
 
 export class AccountHealth {
@@ -37,10 +59,7 @@ export class AccountHealth {
   private last429: HealthView["last429"];
   private lastError: HealthView["lastError"];
 
-  constructor(
-    private readonly queued: () => number,
-    private readonly t: Translate,
-  ) {}
+  constructor(private readonly queued: () => number) {}
 
   /** The outcome of one HTTP attempt of the account. */
   report(err: EdgeError | undefined): void {
@@ -78,20 +97,13 @@ export class AccountHealth {
     };
   }
 
-  /** What the account's nodes show now, or undefined when all is well. */
-  current(): NodeStatus | undefined {
-    if (this.authError) {
-      return { fill: "red", shape: "ring", text: errorStatus(this.t, this.authError) };
-    }
+  /** What is wrong with the account now, or undefined when all is well. */
+  current(): AccountState | undefined {
+    if (this.authError) return { kind: "auth", error: this.authError };
     const wait = this.waitUntil - performance.now();
-    if (wait > 0) {
-      const s = Math.ceil(wait / 1000);
-      return { fill: "yellow", shape: "ring", text: this.t("edge.health.wait", { s }) };
-    }
+    if (wait > 0) return { kind: "wait", seconds: Math.ceil(wait / 1000) };
     const count = this.queued();
-    if (count > 0) {
-      return { fill: "yellow", shape: "dot", text: this.t("edge.health.queued", { count }) };
-    }
+    if (count > 0) return { kind: "queued", count };
     return undefined;
   }
 
@@ -115,10 +127,11 @@ export class AccountHealth {
   }
 
   private update(): void {
-    const status = this.current();
-    const key = status ? `${status.fill ?? ""} ${status.text ?? ""}` : undefined;
+    const state = this.current();
+    const key = state === undefined ? undefined : keyOf(state);
     if (key === this.shown) return;
     this.shown = key;
-    for (const listener of this.listeners) listener(status);
+    // One state object for every listener: a node's glue makes it a status once for all of them.
+    for (const listener of this.listeners) listener(state);
   }
 }

@@ -1,9 +1,8 @@
 // The pending waits of every edge-await-command node, by account, for the editor's sidebar. An
-// await node registers the set it already keeps (its waits by abort signal, pending-wait.ts) and
-// nothing else: a wait that starts or ends does no work here. The list is walked only when an
+// await node registers the set it already keeps (its waits by abort signal, its pending-wait.ts)
+// and nothing else: a wait that starts or ends does no work here. The list is walked only when an
 // editor has the sidebar open, a few times a second, and what it gives is bounded (MAX_ROWS rows,
 // MAX_DEVICES device counts) however many waits there are.
-import type { PendingWait, WaitView } from "../commands/pending-wait";
 
 /** Rows listed in all, the oldest waits; the others are counted. */
 export const MAX_ROWS = 50;
@@ -12,12 +11,36 @@ export const MAX_DEVICES = 100;
 /** Characters of a command's elems shown, as JSON. */
 const ELEMS_CHARS = 80;
 
+/** What the editor's sidebar shows of one wait, read only while the sidebar is open. */
+export interface WaitView {
+  commandId: string | undefined;
+  device: string;
+  /** The elems the command was sent with (msg.payload.elems), as they are. */
+  elems: unknown;
+  startedAt: number;
+  deadline: number;
+  ttl: number | undefined;
+  restored: boolean;
+}
+
+/** One pending wait as the sidebar lists and cancels it. */
+export interface ListedWait {
+  /** Wall clock ms of the start: the sidebar's order, read for every wait while it is open. */
+  readonly started: number;
+  /** The device, as the sidebar groups by it. */
+  device(): string;
+  /** Computed only for the rows shown. */
+  describe(): WaitView;
+  /** Ends the wait as msg.reset would: no output, the saved wait forgotten. */
+  cancel(): void;
+}
+
 /** One await node as the sidebar sees it. */
 export interface AwaitSource {
   readonly nodeId: string;
   readonly accountId: string;
   /** The node's pending waits, by abort signal (AwaitShared.bySignal). */
-  readonly bySignal: ReadonlyMap<AbortSignal, ReadonlySet<PendingWait>>;
+  readonly bySignal: ReadonlyMap<AbortSignal, ReadonlySet<ListedWait>>;
   /** Logs a cancel in the node's log. */
   log(text: string): void;
 }
@@ -43,7 +66,7 @@ export interface PendingList {
 
 const sources = new Set<AwaitSource>();
 /** Numbers given to waits when first listed: a cancel names one of them. */
-const numbers = new WeakMap<PendingWait, number>();
+const numbers = new WeakMap<ListedWait, number>();
 let lastNumber = 0;
 
 /** Lists the node's waits in the sidebar until the returned function is called (on close). */
@@ -54,14 +77,14 @@ export function registerAwait(source: AwaitSource): () => void {
   };
 }
 
-function* waitsOf(accountId: string): Generator<[AwaitSource, PendingWait]> {
+function* waitsOf(accountId: string): Generator<[AwaitSource, ListedWait]> {
   for (const source of sources) {
     if (source.accountId !== accountId) continue;
     for (const set of source.bySignal.values()) for (const wait of set) yield [source, wait];
   }
 }
 
-function numberOf(wait: PendingWait): number {
+function numberOf(wait: ListedWait): number {
   let n = numbers.get(wait);
   if (n === undefined) {
     n = ++lastNumber;
@@ -95,7 +118,7 @@ export function pendingOf(accountId: string, redact: (text: string) => string): 
   const devices = new Map<string, { count: number; oldest: number }>();
   // The oldest MAX_ROWS so far, oldest first: a wait younger than the last is passed over.
   // Per wait only its device and start are read: the rest is described for the rows shown.
-  const oldest: { source: AwaitSource; wait: PendingWait; started: number }[] = [];
+  const oldest: { source: AwaitSource; wait: ListedWait; started: number }[] = [];
   // Plain loops, not waitsOf(): no generator step and no pair allocated per wait at every snapshot.
   for (const source of sources) {
     if (source.accountId !== accountId) continue;
@@ -155,7 +178,7 @@ export function cancelWaits(
   pick: (id: string, view: WaitView) => boolean,
   logText: (view: WaitView) => string,
 ): number {
-  const chosen: [AwaitSource, PendingWait, WaitView][] = [];
+  const chosen: [AwaitSource, ListedWait, WaitView][] = [];
   for (const [source, wait] of waitsOf(accountId)) {
     const n = numbers.get(wait);
     const view = wait.describe();

@@ -3,11 +3,10 @@
 // inbox poller, the stream watcher, the device-name cache and the account's health.
 import type { EdgeClient } from "../api/client";
 import { InboxPoller } from "../commands/inbox-poller";
+import { KeyedQueue } from "../device/keyed-queue";
 import { DeviceNames } from "../device/names";
 import { StreamWatcher } from "../events/stream-watcher";
-import type { Translate } from "../node-red/i18n";
 import { AccountHealth } from "./health";
-import { KeyedQueue } from "./keyed-queue";
 
 export class AccountServices {
   /** Writes of one device's state, one after another, so a merge never undoes another write. */
@@ -21,15 +20,12 @@ export class AccountServices {
   /** Queue, 429 wait and authentication state, shown on every node of the account. */
   readonly health: AccountHealth;
 
-  constructor(
-    readonly client: EdgeClient,
-    t: Translate,
-  ) {
+  constructor(readonly client: EdgeClient) {
     this.poller = new InboxPoller(client);
     this.names = new DeviceNames(client);
     this.watcher = new StreamWatcher(client);
     const limiter = client.limiter;
-    const health = new AccountHealth(() => limiter.queued, t);
+    const health = new AccountHealth(() => limiter.queued);
     client.onAttempt = (err) => {
       health.report(err);
     };

@@ -3,7 +3,7 @@
 // "the oldest wait created at or before the marker"), and by command id through an index of the
 // ids' strings (docs/api-notes.md, Markers). The ids of ended waits are remembered for a while, so
 // that their late markers go to nobody else.
-import type { Wait, WatchHandle } from "./inbox-poller";
+import type { Wait, WatchHandle } from "./inbox-types";
 import { IdIndex, tokensOf } from "./markers";
 import type { Marker } from "./markers";
 

@@ -24,7 +24,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
-import type { InboxObserver, InboxRef, Wait } from "./inbox-poller";
+import type { InboxObserver, InboxRef, Wait } from "./inbox-types";
 import { Entry, InboxWaits } from "./inbox-waits";
 import type { EntryOwner } from "./inbox-waits";
 import { markerOf, namesSomeId } from "./markers";
@@ -325,8 +325,12 @@ export class InboxWatch implements EntryOwner {
     this.timerEarly = false;
     if (this.closed || this.polling || this.waits.count === 0) return;
     if (early && !this.client.limiter.hasRoomForEarlyPoll()) {
-      // The lane is busy with due reads or commands wait: this inbox waits for its interval.
+      // The lane is busy with due reads or commands wait: this inbox is read as the interval
+      // alone would read it. A new wait's first read was this early one, so that read is due now
+      // (the fixed schedule reads a new wait's inbox at once): waiting a whole interval from the
+      // wait's start put 1,000 pending devices' results a second behind the fixed schedule's.
       this.early.stop();
+      this.anchor = -Infinity;
       this.gaveWay++;
       this.schedule();
       return;

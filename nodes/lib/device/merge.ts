@@ -7,8 +7,8 @@
 // write was silently undone by that write. A device is known by the id or name a flow gives, so
 // two flows writing one device must address it the same way to share its queue.
 import type { CallOptions, EdgeClient } from "../api/client";
-import type { KeyedQueue } from "../account/keyed-queue";
 import type { Device, State, StateValue } from "../api/types";
+import type { KeyedQueue } from "./keyed-queue";
 
 export type Patch = Record<string, StateValue | null>;
 

@@ -11,7 +11,7 @@ import type { CallOptions } from "../api/client";
 import { errorText, translator } from "./i18n";
 import { Intake } from "./intake";
 import type { IntakeLimit } from "./intake";
-import { StatusThrottle, clip, errorStatus } from "./status";
+import { StatusThrottle, accountStatus, clip, errorStatus } from "./status";
 import { healthOf } from "../account/lookup";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
@@ -138,7 +138,7 @@ export function handleInput(
   const unwatch = invalid
     ? undefined
     : healthOf(RED, options.account)?.watch((s) => {
-        shown.account(s);
+        shown.account(accountStatus(t, s));
       });
   /** A result: shown at once when it leaves the node idle, else coalesced with the others. */
   const show = (s: StatusSource): void => {

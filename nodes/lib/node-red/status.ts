@@ -3,6 +3,7 @@
 // updates of a busy node are coalesced to one per interval (the latest wins), while an update that
 // matters on its own (the node falls idle, a command started, a retry) is shown at once.
 import type { Node, NodeStatus } from "node-red";
+import type { AccountState } from "../account/health";
 import { EdgeError } from "../api/errors";
 import type { Translate } from "./i18n";
 
@@ -37,13 +38,48 @@ export function errorStatus(t: Translate, err: Error): string {
   return text.length > MAX_STATUS_CHARS ? t("edge.short.invalid-input") : text;
 }
 
+/** The last account state made a status, and that status (accountStatus). */
+let lastState: AccountState | undefined;
+let lastStatus: NodeStatus | undefined;
+
+/**
+ * The account's state (health.ts) as its nodes show it over their own status. The account tells
+ * every node the same state object in turn, so it is made a status once, for the first node: the
+ * texts are the shared `edge.*` ones, the same through any node's translator.
+ */
+export function accountStatus(
+  t: Translate,
+  state: AccountState | undefined,
+): NodeStatus | undefined {
+  if (state === undefined) return undefined;
+  if (state === lastState) return lastStatus;
+  let status: NodeStatus;
+  switch (state.kind) {
+    case "auth":
+      status = { fill: "red", shape: "ring", text: errorStatus(t, state.error) };
+      break;
+    case "wait":
+      status = { fill: "yellow", shape: "ring", text: t("edge.health.wait", { s: state.seconds }) };
+      break;
+    case "queued":
+      status = {
+        fill: "yellow",
+        shape: "dot",
+        text: t("edge.health.queued", { count: state.count }),
+      };
+  }
+  lastState = state;
+  lastStatus = status;
+  return status;
+}
+
 export class StatusThrottle {
   private shownAt = -Infinity;
   private latest: StatusSource | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** The node's own latest status, shown again when the account's clears. */
   private own: NodeStatus = {};
-  /** The account's status (health.ts), shown over the node's own while it lasts. */
+  /** The account's status (accountStatus), shown over the node's own while it lasts. */
   private override: NodeStatus | undefined;
 
   constructor(private readonly node: Node) {}

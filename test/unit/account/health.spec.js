@@ -1,5 +1,6 @@
 // nodes/lib/account/health.ts: what every node of an account shows about the account: an
-// authentication failure until a request succeeds, a 429 wait while it lasts, the queue length.
+// authentication failure until a request succeeds, a 429 wait while it lasts, the queue length;
+// as the nodes show it, through accountStatus (lib/node-red/status.ts).
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
@@ -7,12 +8,14 @@ const { lib } = require("../../support/lib");
 const { AccountHealth } = lib("account/health");
 const { EdgeError } = lib("api/errors");
 const { translator } = lib("node-red/i18n");
+const { accountStatus } = lib("node-red/status");
 
 const t = translator({ _: (key) => key }, "edge-account");
 
+/** What a node of the account is shown, change by change. */
 function watched(health) {
   const seen = [];
-  const unwatch = health.watch((s) => seen.push(s));
+  const unwatch = health.watch((s) => seen.push(accountStatus(t, s)));
   return { seen, unwatch };
 }
 
@@ -23,7 +26,7 @@ describe("unit: account/health", function () {
   });
 
   it("should turn every watcher red on a failed authentication until a request succeeds", function () {
-    health = new AccountHealth(() => 0, t);
+    health = new AccountHealth(() => 0);
     const a = watched(health);
     const b = watched(health);
     health.report(new EdgeError("auth", { status: 403, detail: "x" }, { status: 403 }));
@@ -40,7 +43,7 @@ describe("unit: account/health", function () {
   });
 
   it("should show a 429 wait for as long as the server asked", function () {
-    health = new AccountHealth(() => 0, t);
+    health = new AccountHealth(() => 0);
     const a = watched(health);
     health.report(new EdgeError("rate-limited", {}, { status: 429, retryAfterMs: 5000 }));
     assert.deepEqual(a.seen, [{ fill: "yellow", shape: "ring", text: "429: wait 5 s" }]);
@@ -48,7 +51,7 @@ describe("unit: account/health", function () {
 
   it("should show the length of the account's queue", function () {
     let queued = 0;
-    health = new AccountHealth(() => queued, t);
+    health = new AccountHealth(() => queued);
     const a = watched(health);
     queued = 12;
     health.report(undefined);
@@ -57,5 +60,22 @@ describe("unit: account/health", function () {
     health.report(undefined);
     assert.deepEqual(a.seen.at(-1), undefined);
     a.unwatch();
+  });
+
+  it("should tell every watcher the same state, so that it is made a status once", function () {
+    health = new AccountHealth(() => 0);
+    const states = [];
+    health.watch((s) => states.push(s));
+    health.watch((s) => states.push(s));
+    health.report(new EdgeError("auth", { status: 401, detail: "x" }, { status: 401 }));
+    assert.equal(states.length, 2);
+    assert.equal(states[0], states[1]);
+    assert.equal(states[0].kind, "auth");
+    // The same refusal again is no change; another answer is.
+    health.report(new EdgeError("auth", { status: 401, detail: "x" }, { status: 401 }));
+    assert.equal(states.length, 2);
+    health.report(new EdgeError("auth", { status: 403, detail: "x" }, { status: 403 }));
+    assert.equal(states.length, 4);
+    assert.equal(accountStatus(t, states[3]).text, "403 unauthorized");
   });
 });

@@ -7,14 +7,12 @@ const { SEED } = require("../../support/seed");
 
 const { AccountServices } = lib("account/services");
 
-const t = (key) => key;
-
 describe("unit: account/services", function () {
   const env = useSimulator();
 
   it("should share one client among the poller, the names and the watcher", async function () {
     const client = env.client();
-    const services = new AccountServices(client, t);
+    const services = new AccountServices(client);
     assert.equal(services.client, client);
     assert.equal(await services.names.nameOf(SEED.lcd.id, {}), SEED.lcd.name);
     assert.equal(services.poller.size, 0);
@@ -23,7 +21,7 @@ describe("unit: account/services", function () {
 
   it("should tell the health of every attempt of the client", async function () {
     const client = env.client({ token: "not-the-token" });
-    const services = new AccountServices(client, t);
+    const services = new AccountServices(client);
     const unwatch = services.health.watch(() => undefined);
     await assert.rejects(client.getDevice(SEED.lcd.id), { code: "auth" });
     assert.ok(services.health.current(), "an authentication failure shows on the account");
@@ -33,7 +31,7 @@ describe("unit: account/services", function () {
 
   it("should close the client with it", async function () {
     const client = env.client();
-    const services = new AccountServices(client, t);
+    const services = new AccountServices(client);
     await services.close();
     await assert.rejects(client.getDevice(SEED.lcd.id), { code: "aborted" });
   });

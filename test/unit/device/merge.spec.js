@@ -8,7 +8,7 @@ const { useSimulator } = require("../../support/simulator");
 const { SEED } = require("../../support/seed");
 
 const { applyPatch, merge, replace } = lib("device/merge");
-const { KeyedQueue } = lib("account/keyed-queue");
+const { KeyedQueue } = lib("device/keyed-queue");
 
 describe("unit: device/merge", function () {
   const env = useSimulator();

@@ -1,6 +1,7 @@
 // Runs tasks that share a key one after another, and tasks of different keys side by side. The
-// account uses it so that merges on one device never interleave their read and write (a lost
-// update), while merges on other devices still run in parallel.
+// writes of a device's state go through one per account (merge.ts), so that merges on one device
+// never interleave their read and write (a lost update), while merges on other devices still run
+// in parallel.
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<void>>();
 

@@ -5,10 +5,10 @@
 // dropped by the caller with a warning naming the field; nothing in it reaches the runtime.
 import type { NodeMessageInFlow } from "node-red";
 import { MAX_TIMER_MS } from "../api/timer-delay";
-import { AWAIT_COMMAND_RANGES } from "../node-red/ranges";
+import type { InboxRef } from "../commands/inbox-types";
+import { AWAIT_COMMAND_RANGES } from "./ranges";
 import { parseMessage } from "./saved-message";
 import type { SavedWait } from "./saved-wait";
-import type { InboxRef } from "./inbox-poller";
 
 const R = AWAIT_COMMAND_RANGES;
 /**

@@ -1,4 +1,4 @@
-// nodes/lib/commands/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
+// nodes/lib/node-red/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
 // (what cannot be kept is named at once), read back with its Buffers, and the waits of a node kept
 // in memory (kept-waits.ts) and in its context store, and resumed from them each once. The store is
 // Node-RED's own memory context, through the test helper.
@@ -7,9 +7,9 @@ const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
-const { serializeMessage, parseMessage } = lib("commands/saved-message");
-const { WaitStore } = lib("commands/saved-waits");
-const { KeptWaits } = lib("commands/kept-waits");
+const { serializeMessage, parseMessage } = lib("node-red/saved-message");
+const { WaitStore } = lib("node-red/saved-waits");
+const { KeptWaits } = lib("node-red/kept-waits");
 
 /** A wait as the await node saves it. */
 const wait = (extra = {}) => ({
@@ -24,7 +24,7 @@ const wait = (extra = {}) => ({
   ...extra,
 });
 
-describe("unit: commands/saved-waits", function () {
+describe("unit: node-red/saved-waits", function () {
   describe("serializeMessage and parseMessage", function () {
     it("should keep a message as JSON and give it back with its Buffers", function () {
       const { json, dropped } = serializeMessage({
@@ -182,7 +182,7 @@ describe("unit: commands/saved-waits", function () {
   });
 });
 
-describe("unit: commands/saved-waits, with a context store that fails", function () {
+describe("unit: node-red/saved-waits, with a context store that fails", function () {
   /**
    * A node whose context answers as a context store plugin that fails does: an error in the
    * callback (or a throw, as Node-RED's own context does for a bad key).
@@ -277,7 +277,7 @@ describe("unit: commands/saved-waits, with a context store that fails", function
   });
 });
 
-describe("unit: commands/saved-waits, when a deploy changes the node's Store", function () {
+describe("unit: node-red/saved-waits, when a deploy changes the node's Store", function () {
   /** A node context with two stores, as Node-RED's with contextStorage `a` and `b`. */
   function twoStores() {
     const stores = { a: new Map(), b: new Map() };

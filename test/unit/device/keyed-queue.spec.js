@@ -1,10 +1,10 @@
-// nodes/lib/account/keyed-queue.ts: tasks of one key one after another, of different keys side
+// nodes/lib/device/keyed-queue.ts: tasks of one key one after another, of different keys side
 // by side, and a failed task does not stop the ones behind it.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { KeyedQueue } = lib("account/keyed-queue");
+const { KeyedQueue } = lib("device/keyed-queue");
 
 /** A task that records its start and end, and finishes when told to. */
 function gate(log, name) {
@@ -21,7 +21,7 @@ function gate(log, name) {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("unit: account/keyed-queue", function () {
+describe("unit: device/keyed-queue", function () {
   it("should run the tasks of one key one after another, in order", async function () {
     const q = new KeyedQueue();
     const log = [];

@@ -1,0 +1,46 @@
+// What a wait on an inbox and the poller say to each other: the inbox, the wait the poller hands
+// markers to, the handle it gives back, and the observer told about the inbox as a whole. Shared
+// by the poller (inbox-poller.ts), its watches (inbox-watch.ts, inbox-waits.ts) and the waits
+// (command-wait.ts), none of which needs another's code to be read.
+import type { EdgeError } from "../api/errors";
+import type { DeviceEvent } from "../api/types";
+import type { MarkerName } from "./markers";
+
+/** An inbox by stream id or, through the documented fall-back, by stream path. */
+export interface InboxRef {
+  streamId?: string;
+  path?: string;
+}
+
+/** Told about the inbox as a whole; one per node, shared by its waits. */
+export interface InboxObserver {
+  /** A poll failed for a passing reason (the waits stay), or, with undefined, worked again. */
+  onReadState(err: EdgeError | undefined): void;
+  /** More events arrived between two polls than the server kept: markers may have been lost. */
+  onOverrun(): void;
+}
+
+export interface Wait {
+  /** The command's event id, when the server returned it. */
+  readonly commandId: string | undefined;
+  /** Markers created before this (server time, ms) are not for this command. */
+  readonly since: number;
+  readonly intervalMs: number;
+  readonly observer?: InboxObserver;
+  onMarker(event: DeviceEvent, marker: MarkerName): void;
+  /** A poll was refused for good (unknown inbox, credentials): the wait must end with this error. */
+  onError(err: EdgeError): void;
+  /**
+   * The read asked for by `finalRead()` is done: it started after the request and succeeded, or
+   * the inbox could not be read three times (FINAL_TRIES, inbox-watch.ts), then with the last error.
+   */
+  onFinalRead(err: EdgeError | undefined): void;
+}
+
+/** What `watch()` returns: one object per wait. */
+export interface WatchHandle {
+  /** Stops delivering markers to the wait. */
+  stop(): void;
+  /** Reads the inbox once more as soon as possible, then calls the wait's onFinalRead. */
+  finalRead(): void;
+}
