@@ -141,6 +141,15 @@ describe("the editor in a browser", function () {
     await showTab(node.tab);
     await page.locator(`[id="${node.id}"] rect.red-ui-flow-node`).dblclick();
     await page.waitForSelector("#node-dialog-ok", { state: "visible" });
+    // Its buttons show while the tray still slides in: Node-RED then shows it and focuses its
+    // first field (150 ms on). On Node-RED 5 text typed into a field before that was once found
+    // in front of the node's own value ("pu" + "lcd-board"): type only into a dialog that is open.
+    await page.waitForFunction(() => {
+      const tray = [...document.querySelectorAll(".red-ui-tray")].at(-1);
+      return (
+        !!tray && tray.contains(document.activeElement) && getComputedStyle(tray).right === "0px"
+      );
+    });
   }
 
   async function closeEditor(button = "#node-dialog-cancel") {
@@ -548,6 +557,8 @@ describe("the editor in a browser", function () {
     const input = page.locator(selector);
     await input.fill("");
     await input.pressSequentially(text);
+    // What the list is asked for: a field holding more than the text typed lists nothing.
+    assert.equal(await input.inputValue(), text);
     await page.waitForFunction(
       (want) =>
         [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
