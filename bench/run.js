@@ -2,7 +2,7 @@
 // npm run bench: every section in its own process (the simulator in yet another), then one report
 // on stdout and the same figures in bench/results/latest.json. Each section module exports
 // measure() (run in the child), report(result) (lines of text) and targets(result, add).
-// Options: --quick (fewer messages and runs, to try the harness), --only=commands,waiting,...
+// Options: --quick (fewer messages and runs, to try the harness), --only=commands,fleet,...
 // (a section, or a mode within one: --only=commands:burst).
 "use strict";
 const { fork } = require("node:child_process");
@@ -11,7 +11,7 @@ const path = require("node:path");
 const { machine } = require("./lib/stats");
 const { table } = require("./lib/format");
 
-const SECTIONS = ["commands", "waiting", "latency", "watching", "reading", "load"];
+const SECTIONS = ["commands", "waiting", "latency", "watching", "reading", "load", "fleet"];
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));

@@ -38,7 +38,7 @@ const SCENARIOS = {
     defaults: true,
     quick: 100,
   },
-  // The runtime builds the sidebar's snapshot of every pending wait twice a second.
+  // The runtime builds the sidebar's snapshot twice a second, walking the waits when they changed.
   oneDeviceSidebar: {
     label: "1 device, sidebar open",
     waits: 10000,

@@ -89,6 +89,13 @@
     return shorten(s);
   }
 
+  /** A list of several (devices) as a node label: its first entry, and how many more. */
+  function shortList(value) {
+    const entries = entriesOf(value);
+    if (entries.length === 0) return "";
+    return short(entries[0]) + (entries.length > 1 ? " +" + (entries.length - 1) : "");
+  }
+
   function shorten(s) {
     return s.length > LABEL_MAX ? "…" + s.slice(-(LABEL_MAX - 1)) : s;
   }
@@ -127,11 +134,14 @@
     return query;
   }
 
-  /** One entry of the list; the field's current value is marked with a check and in bold. */
-  function completion(item, current) {
+  /**
+   * One entry of the list; the field's current value (in a field of several, any value already
+   * listed) is marked with a check and in bold. `value` is what the field holds once it is picked.
+   */
+  function completion(item, marked, value) {
     const label = $("<div/>", { style: "display: flex; justify-content: space-between;" });
     const name = $("<span/>").appendTo(label);
-    if (item.value === current) {
+    if (marked) {
       label.addClass("edge-picker-current").css("font-weight", "bold");
       $("<i/>", { class: "fa fa-check", style: "margin-right: 6px;" }).appendTo(name);
     } else {
@@ -143,11 +153,59 @@
         .text(item.detail)
         .appendTo(label);
     }
-    return { value: item.value, label: label };
+    return { value: value, label: label };
+  }
+
+  /** The entries of a field of several (devices): separated by commas or new lines, trimmed. */
+  function entriesOf(value) {
+    return String(value || "")
+      .split(/[,\n]/)
+      .map(function (entry) {
+        return entry.trim();
+      })
+      .filter(function (entry) {
+        return entry !== "";
+      });
+  }
+
+  /**
+   * Where a pick goes in a field of several: `head`, the text kept before it, and `search`, what
+   * the server is asked for. Typing searches the last entry and a pick replaces it; the search
+   * button lists everything and a pick is added after the last entry, with the separator the
+   * field already uses (a new line once there is one, else a comma).
+   */
+  function lastEntry(value, all) {
+    if (all) {
+      const kept = value.replace(/[\s,]+$/, "");
+      if (!kept) return { head: "", search: "" };
+      return { head: kept + (kept.indexOf("\n") >= 0 ? "\n" : ", "), search: "" };
+    }
+    const cut = Math.max(value.lastIndexOf(","), value.lastIndexOf("\n"));
+    let head = value.slice(0, cut + 1);
+    if (/,$/.test(head)) head += " ";
+    return { head: head, search: value.slice(cut + 1).trim() };
+  }
+
+  /**
+   * The completions of a field of several: picking one not listed yet adds it in place of the
+   * entry being typed; one already listed (marked, and last, so that Enter takes a new one) stays
+   * listed once and only the entry being typed is dropped.
+   */
+  function manyCompletions(items, at) {
+    const listed = entriesOf(at.head);
+    const fresh = [];
+    const already = [];
+    items.forEach(function (item) {
+      if (listed.indexOf(item.value) === -1)
+        fresh.push(completion(item, false, at.head + item.value));
+      else already.push(completion(item, true, at.head.replace(/[\s,]+$/, "")));
+    });
+    return fresh.concat(already);
   }
 
   /** The search button's title: what it lists in this field. */
-  function browseTitle(kind, stream) {
+  function browseTitle(kind, stream, many) {
+    if (kind === "devices" && many) return text("edge.editor.browseDevicesMany");
     if (kind === "devices") return text("edge.editor.browseDevices");
     if (stream === ":command") return text("edge.editor.browseCommands");
     if (stream === ":inbox") return text("edge.editor.browseInboxes");
@@ -160,9 +218,11 @@
    * matches; the search button lists them all, the field's current value first and marked, so
    * that another one can be picked without clearing the field first. The field stays free text: a
    * name, an id, a path or mustache can always be typed, and a line under it says when the server
-   * lists nothing.
+   * lists nothing. With `many`, the field holds several (ids or names separated by commas or new
+   * lines): the list offers what the entry being typed matches and a pick goes in its place, or
+   * after the last entry when the search button lists them all (lastEntry).
    */
-  function picker(input, kind, stream) {
+  function picker(input, kind, stream, many) {
     input = $(input);
     if (!input.length) return;
     const row = input.closest(".form-row");
@@ -172,9 +232,11 @@
     const browse = $("<button/>", {
       type: "button",
       class: "red-ui-button edge-picker-browse",
-      title: browseTitle(kind, stream),
+      title: browseTitle(kind, stream, many),
     }).append($("<i/>", { class: "fa fa-search" }));
     input.css("width", "calc(70% - 40px)").after(browse).after(" ");
+    // A text area of several lines: the button stays at its top, beside the first line.
+    if (many) browse.css("vertical-align", "top");
     let timer;
     // Set by the search button for the next search only: list everything, not what matches.
     let listAll = false;
@@ -187,7 +249,8 @@
       search: function (value, done) {
         clearTimeout(timer);
         const current = value.trim();
-        if (!listAll && value.indexOf("{{") >= 0) {
+        const typed = many ? lastEntry(value, false).search : value;
+        if (!listAll && typed.indexOf("{{") >= 0) {
           show("");
           done([]);
           return;
@@ -196,7 +259,9 @@
           // Read here, not when the search starts: the button's focus can start a search that
           // the keyup's replaces before its timer fires, and the list-all request went with the
           // replaced one (the button then listed only what matched the field).
-          if (listAll) value = "";
+          // Where the pick goes (lastEntry); a single field's pick replaces it all.
+          const at = many ? lastEntry(value, listAll) : { head: "", search: value };
+          if (listAll) at.search = "";
           listAll = false;
           const body = accountQuery();
           if (!body.account) {
@@ -205,7 +270,7 @@
             return;
           }
           body.kind = kind;
-          body.search = value;
+          body.search = at.search;
           if (stream) body.stream = stream;
           $.ajax({
             url: "edge-account/directory",
@@ -221,18 +286,22 @@
               else if (answer.needsDeploy) show(text("edge.editor.needsDeploy"));
               else if (answer.error) show(answer.error);
               else if (answer.items && answer.items.length === 0)
-                show(text("edge.editor.noMatch", { search: value }));
+                show(text("edge.editor.noMatch", { search: at.search }));
               else if (answer.truncated) show(text("edge.editor.truncated"));
               else show("");
               const items = (answer.items || []).slice();
+              if (many) {
+                done(manyCompletions(items, at));
+                return;
+              }
               // The current one first: Enter, which takes the first entry, then keeps it.
-              const at = items.findIndex(function (item) {
+              const first = items.findIndex(function (item) {
                 return item.value === current;
               });
-              if (at > 0) items.unshift(items.splice(at, 1)[0]);
+              if (first > 0) items.unshift(items.splice(first, 1)[0]);
               done(
                 items.map(function (item) {
-                  return completion(item, current);
+                  return completion(item, item.value === current, item.value);
                 }),
               );
             })
@@ -386,6 +455,17 @@
         return el("option", { value: value, "data-i18n": n.key + "option." + value }, "");
       });
       input = el("select", { id: id, style: "width: " + width + ";" }, options.join(""));
+    } else if (spec.lines) {
+      input = el(
+        "textarea",
+        {
+          id: id,
+          rows: spec.lines,
+          style: "resize: vertical;" + (width ? " width: " + width + ";" : ""),
+          "data-i18n": hints.join(";"),
+        },
+        "",
+      );
     } else {
       input = el("input", {
         type: spec.type || "text",
@@ -535,7 +615,8 @@
    *   `placeholder.<field>`/`tip.<field>`), `type` ("password"), `autocomplete`, `width`, `row`
    *   (an id to show and hide the row by), `gap` (space above it) and `picker` (the kind and
    *   stream `picker` offers in it); with `options`, a select of those values (the catalog's
-   *   `option.<value>`). account, name and store need no icon;
+   *   `option.<value>`); with `lines`, a text area of that many rows, whose picker adds to the
+   *   list it holds rather than replacing it. account, name and store need no icon;
    * - `{ tips: key }`, a form tip from the catalog; `{ note: name }`, one the node's script fills;
    * - `{ checkbox: field }`; `{ button: name, icon }`, with a line for its result under it;
    *   `{ fold: name, rows }`, rows folded under a header link; `{ elems: true }`, the Elems editor.
@@ -586,7 +667,8 @@
     definition.oneditprepare = function () {
       numberHints(type, n.input.slice(0, -1));
       form.forEach(function (row) {
-        if (row.picker) picker("#" + n.input + row.field, row.picker[0], row.picker[1]);
+        if (row.picker)
+          picker("#" + n.input + row.field, row.picker[0], row.picker[1], !!row.lines);
       });
       if (own.defaults && own.defaults.store) storeSelect(this, type);
       if (hasElems) this.finishElems = elemsEditor(this);
@@ -628,6 +710,7 @@
     oneOf: oneOf,
     elemsValidator: elemsValidator,
     short: short,
+    shortList: shortList,
     text: text,
   };
 })();

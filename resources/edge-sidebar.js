@@ -1,7 +1,9 @@
 // The editor's "edge devices" sidebar tab: per deployed account its health, pending commands
-// (await waits) and watched streams (nodes/edge-account/sidebar.ts). The first snapshot comes
-// from GET edge-account/sidebar; while the tab is shown it subscribes every BEAT_MS, and the
-// runtime publishes changes on TOPIC over the editor's comms. Ages are counted here, so an
+// (await waits, one page of them), watched streams and fleet jobs (nodes/edge-account/sidebar.ts).
+// While the tab is shown it subscribes every BEAT_MS with the page it shows of each account; the
+// answer to a subscribe that asks for it is a snapshot (on opening, on a page turned, after a
+// cancel), and the runtime publishes changes of the pages asked on TOPIC over the editor's comms,
+// each marked with its view: this page takes those of its own. Ages are counted here, so an
 // unchanged list costs the runtime nothing to keep current.
 (function () {
   "use strict";
@@ -9,8 +11,14 @@
   var MODULE = "@edgewire/node-red-edge-device";
   var TOPIC = "edgewire/sidebar";
   var BEAT_MS = 5000;
+  /** Tells the runtime which pages this editor shows; random, per page load. */
+  var CLIENT = Math.random().toString(36).slice(2, 10) + Math.random().toString(36).slice(2, 10);
   var content;
   var last;
+  /** The offset of the page of waits shown, per account id; absent for the first page. */
+  var pages = {};
+  /** The runtime's name for `pages` (its answer to the last subscribe); null while one runs. */
+  var view = null;
 
   function _(key, params) {
     return RED._(MODULE + "/edge-account:edge-account.sidebar." + key, params);
@@ -108,7 +116,7 @@
     var box = $("<div></div>");
     var p = account.pending;
     if (!p || p.total === 0) return box.append($("<p></p>").text(_("noWaits")));
-    var shown = 0;
+    if (p.total > p.pageSize) box.append(pagerOf(account.id, p));
     p.devices.forEach(function (d) {
       var head = $('<div class="edge-sidebar-device" style="margin-top: 6px"></div>').appendTo(box);
       $("<b></b>").text(d.device).appendTo(head);
@@ -124,7 +132,6 @@
         })
         .appendTo(head);
       d.rows.forEach(function (r) {
-        shown++;
         var row = $('<div class="edge-sidebar-wait"></div>')
           .attr("data-wait", r.id)
           .attr("style", BLOCK_STYLE + "; padding-left: 10px")
@@ -157,7 +164,83 @@
         );
       });
     });
-    if (p.total > shown) box.append($("<p></p>").text(_("more", { count: p.total - shown })));
+    return box;
+  }
+
+  /** Older and newer pages of the waits, oldest first: the runtime sends one page at a time. */
+  function pagerOf(accountId, p) {
+    var rows = p.devices.reduce(function (n, d) {
+      return n + d.rows.length;
+    }, 0);
+    var bar = $('<div class="edge-sidebar-pager" style="margin-top: 6px"></div>');
+    function turn(key, offset, enabled) {
+      $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
+        .addClass("edge-sidebar-" + key)
+        .text(_(key))
+        .prop("disabled", !enabled)
+        .on("click", function () {
+          if (offset > 0) pages[accountId] = offset;
+          else delete pages[accountId];
+          subscribe(true);
+        })
+        .appendTo(bar);
+    }
+    turn("older", Math.max(0, p.offset - p.pageSize), p.offset > 0);
+    $('<span class="edge-sidebar-range" style="margin: 0 6px"></span>')
+      .text(_("page", { from: p.offset + 1, to: p.offset + rows, total: p.total }))
+      .appendTo(bar);
+    turn("newer", p.offset + p.pageSize, p.offset + p.pageSize < p.total);
+    return bar;
+  }
+
+  function jobsOf(account) {
+    var box = $('<div class="edge-sidebar-jobs"></div>');
+    var j = account.jobs;
+    if (!j || j.rows.length === 0) return box.append($("<p></p>").text(_("noJobs")));
+    j.rows.forEach(function (r) {
+      var row = $('<div class="edge-sidebar-job"></div>').attr("style", BLOCK_STYLE).appendTo(box);
+      row.append(
+        line([
+          $("<code></code>").text(r.job),
+          nodeLink(r.node),
+          $('<span class="edge-sidebar-state"></span>').text(
+            _(r.state) + (r.restored ? " (" + _("restored") + ")" : ""),
+          ),
+        ]),
+      );
+      // Ended commands over all devices: the bar fills as the job nears its end.
+      var ended = r.complete + r.fault + r.timedOut + r.failed;
+      var share = r.total > 0 ? Math.min(100, Math.round((ended / r.total) * 100)) : 0;
+      $('<div class="edge-sidebar-progress"></div>')
+        .attr(
+          "style",
+          "height: 6px; margin: 3px 0; background: var(--red-ui-secondary-border-color, #ddd)",
+        )
+        .append(
+          $("<div></div>").attr(
+            "style",
+            "height: 100%; width: " +
+              share +
+              "%; background: var(--red-ui-text-color-link, #0070c0)",
+          ),
+        )
+        .appendTo(row);
+      row.append(
+        line([
+          labelled("sent", r.sent + " / " + r.total),
+          labelled("inFlight", r.inFlight),
+          labelled("started", time(r.startedAt)),
+        ]),
+      );
+      // The sidebar is narrow: an outcome no device had is left out, but for complete.
+      var outcomes = [r.complete + " " + _("complete")];
+      ["fault", "timedOut", "failed", "notSent"].forEach(function (key) {
+        if (r[key] > 0) outcomes.push(r[key] + " " + _(key));
+      });
+      row.append(line(outcomes));
+    });
+    if (j.total > j.rows.length)
+      box.append($("<p></p>").text(_("more", { count: j.total - j.rows.length })));
     return box;
   }
 
@@ -230,7 +313,8 @@
       section.append(pendingOf(account, now));
       $("<h4></h4>").text(_("watches")).appendTo(section);
       section.append(watchesOf(account, now));
-      section.append($('<p class="edge-sidebar-fleet"></p>').text(_("fleet")));
+      $('<h4 class="edge-sidebar-fleet"></h4>').text(_("jobs")).appendTo(section);
+      section.append(jobsOf(account));
     });
   }
 
@@ -239,18 +323,26 @@
     render(snapshot);
   }
 
-  function refresh() {
-    $.getJSON("edge-account/sidebar").done(received);
-  }
-
-  function beat() {
+  /** Tells the runtime the pages shown; with `snapshot`, it answers with their rows now. */
+  function subscribe(snapshot) {
+    var asked = JSON.stringify(pages);
+    if (snapshot) view = null;
     $.ajax({
       url: "edge-account/sidebar/subscribe",
       type: "POST",
       contentType: "application/json",
-      data: "{}",
+      data: JSON.stringify({ client: CLIENT, pages: pages, snapshot: snapshot }),
       dataType: "json",
+    }).done(function (res) {
+      // A page turned again meanwhile: this answer is for the pages before.
+      if (asked !== JSON.stringify(pages)) return;
+      view = res.view;
+      if (res.snapshot) received(res.snapshot);
     });
+  }
+
+  function refresh() {
+    subscribe(true);
   }
 
   function init() {
@@ -265,20 +357,17 @@
       iconClass: "fa fa-microchip",
       content: content,
       enableOnEdit: true,
-      onchange: function () {
-        beat();
-        refresh();
-      },
+      onchange: refresh,
     });
     RED.comms.subscribe(TOPIC, function (_topic, snapshot) {
-      if (visible()) received(snapshot);
+      // Another editor's pages are published too: only this one's are shown.
+      if (visible() && view !== null && snapshot.view === view) received(snapshot);
     });
     // Heartbeats only while the tab is shown: the runtime stops publishing soon after.
     setInterval(function () {
       if (!visible()) return;
-      beat();
       // Shown without a click (the tab was open when the editor loaded): the first snapshot.
-      if (!last) refresh();
+      subscribe(!last);
     }, BEAT_MS);
     setInterval(function () {
       if (visible() && last) render(last);

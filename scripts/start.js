@@ -313,12 +313,14 @@ async function main() {
   }
 
   buildIfNeeded();
-  const { start } = require(path.join(ROOT, "dist", "simulator", "index.js"));
+  const { start, DEMO_FLEET } = require(path.join(ROOT, "dist", "simulator", "index.js"));
+  // The fleet example (07) sends to twelve more devices, one faulty and one offline.
   const sim = await start({
     port: options.simPort,
     host: HOST,
     commandDelayMs: options.commandDelay,
     telemetryMs: options.telemetry,
+    ...DEMO_FLEET,
   });
 
   const flowFile = path.join(options.userDir, "flows.json");

@@ -1,19 +1,34 @@
 #!/usr/bin/env node
 // The edgewire-sim command: runs the simulator in the foreground until SIGINT or SIGTERM.
 
-import { start, type Simulator, type SimulatorOptions } from "./index";
+import { DEMO_FLEET, MAX_FLEET, start, type Simulator, type SimulatorOptions } from "./index";
 
 const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] [--command-delay <ms>]
-                    [--telemetry <ms>]
+                    [--telemetry <ms>] [--devices <n>] [--offline <names>] [--faulty <names>]
+                    [--demo-fleet]
 
   --port <n>            port to listen on (default 8686; 0 picks a free port)
   --host <addr>         address to bind (default 127.0.0.1)
   --seed <file>         seed JSON file (default: the bundled simulator/seed.json)
   --command-delay <ms>  delay before each inbox marker (default 20)
   --telemetry <ms>      sensor-hub reports into /<company>/telemetry this often (default 0: never)
+  --devices <n>         adds n devices unit-001, unit-002 ... (default 0, at most ${MAX_FLEET})
+  --offline <names>     these devices (comma-separated) start offline
+  --faulty <names>      these devices answer every command with COMMAND_FAULT
+  --demo-fleet          the fleet of example 07 and npm start: --devices ${DEMO_FLEET.devices} --faulty ${DEMO_FLEET.faulty.join(",")}
+                        --offline ${DEMO_FLEET.offline.join(",")} (options after it change it)
 `;
 
-const FLAGS = ["--port", "--host", "--seed", "--command-delay", "--telemetry"];
+const FLAGS = [
+  "--port",
+  "--host",
+  "--seed",
+  "--command-delay",
+  "--telemetry",
+  "--devices",
+  "--offline",
+  "--faulty",
+];
 
 class UsageError extends Error {}
 
@@ -25,6 +40,11 @@ function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
     const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
     if (flag === "--help" || flag === "-h") {
       options.help = true;
+      continue;
+    }
+    if (flag === "--demo-fleet") {
+      if (flag !== arg) throw new UsageError(`${flag} takes no value`);
+      Object.assign(options, structuredClone(DEMO_FLEET));
       continue;
     }
     if (!FLAGS.includes(flag)) throw new UsageError(`unknown option: ${arg}`);
@@ -51,6 +71,15 @@ function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
       case "--telemetry":
         options.telemetryMs = integer(flag, value, 3_600_000);
         break;
+      case "--devices":
+        options.devices = integer(flag, value, MAX_FLEET);
+        break;
+      case "--offline":
+        options.offline = names(flag, value);
+        break;
+      case "--faulty":
+        options.faulty = names(flag, value);
+        break;
       default:
         throw new UsageError(`unknown option: ${arg}`);
     }
@@ -63,6 +92,13 @@ function integer(flag: string, value: string, max: number): number {
     throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
   }
   return Number(value);
+}
+
+/** A comma-separated list of device names, none empty. */
+function names(flag: string, value: string): string[] {
+  const list = value.split(",").map((name) => name.trim());
+  if (list.some((name) => name === "")) throw new UsageError(`${flag} needs device names: a,b`);
+  return list;
 }
 
 async function main(): Promise<void> {

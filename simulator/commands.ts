@@ -221,7 +221,9 @@ export class CommandProcessor {
           this.mark(device, "PUSH_CONFIGURATION_COMPLETE", undefined, undefined);
         } else {
           const unknown = unknownPaths(commandPaths(current.event.elems), device.resources);
-          if (unknown.length === 0) {
+          if (device.fault !== undefined) {
+            this.mark(device, "COMMAND_FAULT", current.event.id, device.fault);
+          } else if (unknown.length === 0) {
             this.mark(device, "COMMAND_COMPLETE", current.event.id, undefined);
           } else {
             this.mark(

@@ -17,6 +17,7 @@ export function deviceInfo(
       inbox: { ...streamView(device.inboxStream) },
     },
     online: device.online,
+    ...(device.fault === undefined ? {} : { fault: device.fault }),
     resources: [...device.resources],
     pendingCommands: host.commands.pendingCount(device),
   };

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { IdStyle, MarkerStyle } from "./commands";
+import { withFleet, type FleetOptions } from "./fleet";
 import type { Stats } from "./request-log";
 import { SimulatorServer } from "./server";
 import type { SeedData } from "./seed";
@@ -12,9 +13,11 @@ import { Telemetry } from "./telemetry";
 export type { IdStyle, MarkerStyle } from "./commands";
 export type { RequestRecord, Stats } from "./request-log";
 export type { FaultSpec } from "./faults";
+export { DEMO_FLEET, FAULT_REASON, MAX_FLEET, fleetName, type FleetOptions } from "./fleet";
 export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./seed";
 
-export interface SimulatorOptions {
+/** With `devices`, `offline` and `faulty` (fleet.ts): a fleet beside the seed's devices. */
+export interface SimulatorOptions extends FleetOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   /** Defaults to 127.0.0.1. */
@@ -60,7 +63,7 @@ export function loadSeed(seed: string | SeedData | undefined): SeedData {
 }
 
 export async function start(options: SimulatorOptions = {}): Promise<Simulator> {
-  const seed = loadSeed(options.seed);
+  const seed = withFleet(loadSeed(options.seed), options);
   const delay = options.commandDelayMs ?? 20;
   if (!Number.isFinite(delay) || delay < 0) throw new RangeError("commandDelayMs must be >= 0");
   const host = options.host ?? "127.0.0.1";

@@ -24,6 +24,8 @@ export interface SeedDevice {
   inboxStreamId?: string;
   /** Events the device's :inbox keeps (default 1,000, at most 100,000). */
   inboxCapacity?: number;
+  /** When set, every command the device runs ends in COMMAND_FAULT with this reason. */
+  fault?: string;
 }
 export interface SeedEvent {
   elems: JsonObject;

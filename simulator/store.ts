@@ -37,6 +37,8 @@ export interface Device {
   state: Record<string, Scalar>;
   resources: string[];
   online: boolean;
+  /** Set for a device that faults every command (seed `fault`), with the reason it gives. */
+  fault: string | undefined;
   commandStream: StoreStream;
   inboxStream: StoreStream;
 }
@@ -174,6 +176,7 @@ export class Store {
       state: { ...(spec.state ?? {}) },
       resources: [...(spec.resources ?? [])],
       online: spec.online ?? true,
+      fault: spec.fault,
       // Assigned right below: the streams need the device and the device its streams.
       commandStream: undefined as unknown as StoreStream,
       inboxStream: undefined as unknown as StoreStream,
@@ -288,6 +291,7 @@ export class Store {
       if (sd.resources !== undefined) spec.resources = sd.resources;
       if (sd.state !== undefined) spec.state = sd.state;
       if (sd.online !== undefined) spec.online = sd.online;
+      if (sd.fault !== undefined) spec.fault = sd.fault;
       if (sd.commandStreamId !== undefined) spec.commandStreamId = sd.commandStreamId;
       if (sd.inboxStreamId !== undefined) spec.inboxStreamId = sd.inboxStreamId;
       this.createDevice(spec);

@@ -9,8 +9,10 @@ const root = process.env.BENCH_PACKAGE_ROOT || path.join(__dirname, "..", "..");
 const { start } = require(path.resolve(root, "dist", "simulator"));
 
 const delay = Number(process.env.BENCH_SIM_DELAY ?? 20);
+// A build older than the --devices option ignores it, and a fleet bench then fails on its names.
+const devices = Number(process.env.BENCH_SIM_DEVICES ?? 0);
 
-start({ port: 0, quiet: true, commandDelayMs: delay }).then(
+start({ port: 0, quiet: true, commandDelayMs: delay, devices }).then(
   (sim) => {
     process.send({ url: sim.url, company: sim.company, user: sim.user, token: sim.token });
     const stop = () => void sim.close().then(() => process.exit(0));

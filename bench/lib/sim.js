@@ -4,10 +4,17 @@ const { fork } = require("node:child_process");
 const path = require("node:path");
 const { request } = require("undici");
 
-/** Forks the simulator; resolves with {url, company, user, token, control(), stop()}. */
-function startSimulator({ commandDelayMs = 20, timeoutMs = 15000 } = {}) {
+/**
+ * Forks the simulator; resolves with {url, company, user, token, control(), stop()}. `devices`
+ * adds that many devices unit-001 ... (the simulator's --devices).
+ */
+function startSimulator({ commandDelayMs = 20, timeoutMs = 15000, devices = 0 } = {}) {
   const child = fork(path.join(__dirname, "sim-child.js"), [], {
-    env: { ...process.env, BENCH_SIM_DELAY: String(commandDelayMs) },
+    env: {
+      ...process.env,
+      BENCH_SIM_DELAY: String(commandDelayMs),
+      BENCH_SIM_DEVICES: String(devices),
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // BENCH_SIM_PROFILE=<dir> profiles the simulator too (bench/profile.js --target=sim).
     execArgv: process.env.BENCH_SIM_PROFILE

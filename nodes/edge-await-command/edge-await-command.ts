@@ -129,6 +129,7 @@ export = function (RED: NodeAPI): void {
       waiting: 0,
       closing: false,
       bySignal: new Map(),
+      changes: 0,
     };
 
     // Listed in the editor's "edge devices" sidebar while the node runs (in-flight.ts).
@@ -137,6 +138,7 @@ export = function (RED: NodeAPI): void {
       nodeId: this.id,
       accountId: def.account,
       bySignal: shared.bySignal,
+      changes: () => shared.changes,
       log,
     });
 

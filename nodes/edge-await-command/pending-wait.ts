@@ -42,6 +42,11 @@ export interface AwaitShared {
    * Node 20 walk the whole listener list on every add (issue 15).
    */
   readonly bySignal: Map<AbortSignal, Set<PendingWait>>;
+  /**
+   * Grows as waits join or leave bySignal: the sidebar walks the sets again only when it moved
+   * (lib/account/in-flight.ts), so an open tab over ten thousand idle waits costs next to nothing.
+   */
+  changes: number;
 }
 
 function listen(shared: AwaitShared, signal: AbortSignal, wait: PendingWait): void {
@@ -54,18 +59,20 @@ function listen(shared: AwaitShared, signal: AbortSignal, wait: PendingWait): vo
       "abort",
       () => {
         shared.bySignal.delete(signal);
+        shared.changes++;
         for (const w of [...set]) w.cancel();
       },
       { once: true },
     );
   }
   waits.add(wait);
+  shared.changes++;
 }
 
 function unlisten(shared: AwaitShared, signal: AbortSignal, wait: PendingWait): void {
   // The listener stays until the signal aborts or the node closes: the handler keeps one signal
   // for all its messages, so it is one listener per node, not per wait.
-  shared.bySignal.get(signal)?.delete(wait);
+  if (shared.bySignal.get(signal)?.delete(wait)) shared.changes++;
 }
 
 /**

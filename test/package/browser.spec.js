@@ -26,6 +26,7 @@ const FLOW_TYPES = [
   "edge-list-events",
   "edge-await-command",
   "edge-watch-events",
+  "edge-fleet-command",
 ];
 const ARGS = [
   "--headless",
@@ -347,6 +348,19 @@ describe("the editor in a browser", function () {
       "edge-list-events": { stream: "/demo/readings", mode: "page", limit: "2", start: "0" },
       "edge-await-command": { inbox: "", timeout: "", interval: "250", store: "" },
       "edge-watch-events": { stream: "/demo/telemetry", interval: "1000", start: "new", store: "" },
+      "edge-fleet-command": {
+        devices: Array.from(
+          { length: 12 },
+          (_, i) => `unit-0${String(i + 1).padStart(2, "0")}`,
+        ).join("\n"),
+        filter: "",
+        rate: "5",
+        concurrency: "4",
+        maxFailures: "3",
+        timeout: "5000",
+        interval: "500",
+        store: "",
+      },
     };
     for (const type of FLOW_TYPES) {
       const node = nodes.find((n) => n.type === type);
@@ -362,7 +376,7 @@ describe("the editor in a browser", function () {
         assert.match(await page.locator("#node-input-elems-editor").innerText(), /\{\{payload\}\}/);
       if (type === "edge-list-events")
         assert.equal(await page.locator("#node-input-maxEvents").isVisible(), false);
-      if (type === "edge-await-command") await checkStoreOptions();
+      if (type === "edge-await-command" || type === "edge-fleet-command") await checkStoreOptions();
       if (type === "edge-watch-events") {
         // Last only matters for start "last"; the store select lists the configured stores.
         assert.equal(await page.locator("#node-input-last").isVisible(), false);
@@ -454,6 +468,9 @@ describe("the editor in a browser", function () {
       ["one per event", [...Array(5).fill("each event"), "joined"]],
       ["set LCD text", ["inbox events"]],
       ["text, ttl 5 s", ["complete"]],
+      // Example 07: one message per unit of the fleet npm start runs, then the report.
+      ["roll out: shift target", [...Array(12).fill("each device"), "report"]],
+      ["dry run", ["report"]],
     ];
     const injects = nodes.filter((n) => n.type === "inject").map((n) => n.name);
     assert.deepEqual(answers.map((a) => a[0]).sort(), injects.sort(), "every inject button");
@@ -666,13 +683,18 @@ describe("the editor in a browser", function () {
         current: !!li.querySelector(".edge-picker-current"),
       })),
     );
+    // The seed's devices, oldest first, then the fleet npm start adds for example 07.
+    const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
+    const fleet = Array.from({ length: DEMO_FLEET.devices }, (_, i) =>
+      fleetName(i + 1, DEMO_FLEET.devices),
+    );
     assert.deepEqual(
       all.map((i) => i.text.split(" ")[0]),
-      ["pump-3", "lcd-board", "sensor-hub"],
+      ["pump-3", "lcd-board", "sensor-hub", ...fleet],
     );
     assert.deepEqual(
       all.map((i) => i.current),
-      [true, false, false],
+      [true, ...Array(2 + fleet.length).fill(false)],
     );
     await choose("sensor-hub");
     assert.equal(await page.locator("#node-input-device").inputValue(), "sensor-hub");

@@ -5,7 +5,10 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { CORE_FILES, exampleRuns } = require("../support/example-runs");
+const { CORE_FILES, exampleRuns, run } = require("../support/example-runs");
+const { control } = require("../support/simulator");
+const { withRedAndSimulator } = require("../support/red");
+const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
 
 const EXAMPLES = path.join(__dirname, "..", "..", "examples");
 const TOKEN = "demo-token-0123456789abcdef";
@@ -16,6 +19,7 @@ const OURS = [
   "edge-list-events",
   "edge-await-command",
   "edge-watch-events",
+  "edge-fleet-command",
 ];
 function readExamples() {
   return fs
@@ -157,6 +161,21 @@ describe("examples", function () {
       );
     });
 
+    it("should send example 07's command to the fleet npm start runs, its faulty and offline devices among them", function () {
+      const fleet = example("07-fleet-command-rollout.json").find(
+        (n) => n.type === "edge-fleet-command",
+      );
+      const targets = fleet.devices.split(/[,\n]/).map((d) => d.trim());
+      const started = Array.from({ length: DEMO_FLEET.devices }, (_, i) =>
+        fleetName(i + 1, DEMO_FLEET.devices),
+      );
+      assert.deepEqual(targets, started);
+      for (const name of [...DEMO_FLEET.faulty, ...DEMO_FLEET.offline])
+        assert.ok(targets.includes(name), name);
+      // Two failures must not stop the rollout, so that the report shows every outcome.
+      assert.ok(fleet.maxFailures > DEMO_FLEET.faulty.length + DEMO_FLEET.offline.length);
+    });
+
     it("should use only core nodes besides the package's own", function () {
       for (const { file, flow } of readExamples())
         for (const n of flow)
@@ -169,5 +188,61 @@ describe("examples", function () {
 
   describe("run against the simulator", function () {
     exampleRuns(example);
+  });
+
+  describe("run against the simulator's demo fleet", function () {
+    // The fleet npm start runs: twelve displays, unit-004 faulty and unit-009 offline.
+    const env = withRedAndSimulator({ commandDelayMs: 20, ...DEMO_FLEET });
+
+    it("should resolve the twelve units and send nothing on a dry run", async function () {
+      const { inject, debugged, seen } = await run(
+        example("07-fleet-command-rollout.json"),
+        env.sim,
+      );
+      inject("dry run");
+      const [report] = await debugged("report", 1, 20000);
+      assert.equal(report.payload.total, 12);
+      assert.equal(report.payload.notSent, 12);
+      assert.deepEqual(
+        report.payload.devices.map((d) => d.outcome),
+        Array(12).fill("not-sent"),
+      );
+      for (const name of ["unit-001", "unit-004", "unit-012"]) {
+        const info = await control(env.sim, "GET", `/devices/${name}`);
+        assert.equal(info.json.streams.command.count, 0, `${name} was sent a command`);
+      }
+      assert.equal(seen.error?.length ?? 0, 0);
+    });
+
+    it("should roll out to the fleet: ten complete, the faulty unit fault, the offline one timed out", async function () {
+      this.timeout(60000);
+      const { inject, debugged, seen } = await run(
+        example("07-fleet-command-rollout.json"),
+        env.sim,
+      );
+      inject("roll out: shift target");
+      // Twelve devices at five a second, and the offline one's 5 s timeout.
+      const [report] = await debugged("report", 1, 40000);
+      const { total, complete, fault, timedOut, failed, notSent, aborted } = report.payload;
+      assert.deepEqual(
+        { total, complete, fault, timedOut, failed, notSent, aborted },
+        { total: 12, complete: 10, fault: 1, timedOut: 1, failed: 0, notSent: 0, aborted: false },
+      );
+      const outcome = Object.fromEntries(report.payload.devices.map((d) => [d.device, d.outcome]));
+      assert.equal(outcome["unit-004"], "fault");
+      assert.equal(outcome["unit-009"], "timed-out");
+      // One message per device on the second output, each device once.
+      const each = seen["each device"];
+      assert.equal(each.length, 12);
+      assert.deepEqual(each.map((m) => m.device).sort(), Object.keys(outcome).sort());
+      // Each device was sent the command once; the offline one still holds it.
+      for (const name of ["unit-001", "unit-004", "unit-009", "unit-012"]) {
+        const info = await control(env.sim, "GET", `/devices/${name}`);
+        assert.equal(info.json.streams.command.count, 1, name);
+      }
+      const offline = await control(env.sim, "GET", "/devices/unit-009");
+      assert.equal(offline.json.pendingCommands, 1);
+      assert.equal(seen.error?.length ?? 0, 0);
+    });
   });
 });

@@ -36,6 +36,12 @@ const EXAMPLE_TABS = {
 };
 /** The tab with every node and every property at a value other than its default. */
 const EVERY_PROPERTY = "9c7e2b05d1a304e1";
+/**
+ * Node types made after the last release, which no user can have saved yet. The release that
+ * ships one exports a flows-<version>.json holding it (edge-fleet-command: the first release
+ * after 0.1.0), with its checks here, and takes it off this list.
+ */
+const NOT_RELEASED = ["edge-fleet-command"];
 /** The context store the await and watch nodes of that tab name, declared in Node-RED's settings. */
 const STORE = "saved";
 
@@ -77,14 +83,19 @@ function savedProperties() {
 
 describe("saved flows", function () {
   describe("the fixtures", function () {
-    it("should hold every node type of the package", function () {
+    it("should hold every node type of the package, but those no release has saved yet", function () {
       const saved = new Set(fixtureFiles().flatMap((f) => readFixture(f).map((n) => n.type)));
       for (const type of TYPES)
         assert.ok(
-          saved.has(type),
+          saved.has(type) || NOT_RELEASED.includes(type),
           `${type} is in no flows-<version>.json of test/fixtures/: add one for the version that ` +
             "brings it, with a tab of every property at a value other than its default",
         );
+      // The list empties as fixtures come: a type saved in one, or gone, leaves it.
+      for (const type of NOT_RELEASED) {
+        assert.ok(TYPES.includes(type), `${type} is no node of the package`);
+        assert.ok(!saved.has(type), `${type} is in a fixture now: take it off NOT_RELEASED`);
+      }
     });
 
     it("should hold every property the editor saves at a value other than its default, on one tab", function () {

@@ -1,7 +1,9 @@
 // The "edge devices" sidebar tab in a real browser (Debian's chromium through playwright-core)
 // against what `npm start` runs: a command pending on an offline device, the telemetry watch of
 // example 05 and an account the simulator throttles with 429, each seen in the tab; a wait
-// cancelled from the tab leaves it. The screenshots sidebar.png and sidebar-de.png are made here,
+// cancelled from the tab leaves it; more waits than a page are paged through, forward and back;
+// example 07's fleet job runs while the tab is open and leaves it when it ends.
+// The screenshots sidebar.png and sidebar-de.png are made here,
 // into docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as test/package/browser.spec.js does).
 "use strict";
 /* global document, RED -- these run inside the editor page */
@@ -32,6 +34,9 @@ const WAIT = 20000;
 /** Example 02's "text → complete" inject: it feeds the send and await nodes. */
 const SEND_INJECT = "e5a1c0d000000003";
 const AWAIT_NODE = "e5a1c0d000000007";
+/** Example 07's "roll out" inject and its fleet node: twelve units, unit-004 faulty, unit-009 offline. */
+const FLEET_INJECT = "e5a1c0d700000004";
+const FLEET_NODE = "e5a1c0d700000006";
 
 describe("the edge devices sidebar in a browser", function () {
   this.timeout(180000);
@@ -60,6 +65,22 @@ describe("the edge devices sidebar in a browser", function () {
           { p: "payload", v: text, vt: "str" },
           { p: "timeout", v: "600000", vt: "num" },
           { p: "ttl", v: "600000", vt: "num" },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200);
+  }
+
+  /** Example 07's job, with the offline unit's command awaited for ten minutes, not 5 s. */
+  async function rollOut() {
+    const res = await fetch(`${demo.editorUrl}inject/${FLEET_INJECT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        __user_inject_props__: [
+          { p: "payload", v: "Shift target 120", vt: "str" },
+          { p: "job", v: "shift target 120", vt: "str" },
+          { p: "timeout", v: "600000", vt: "num" },
         ],
       }),
     });
@@ -103,6 +124,8 @@ describe("the edge devices sidebar in a browser", function () {
     // command whose ttl runs out while its device is offline).
     await control("PUT", "/devices/lcd-board/online", { online: false });
     await inject("pending on an offline board");
+    // A fleet job that keeps running: unit-009 is offline and its command is awaited 10 minutes.
+    await rollOut();
     // Throttled: the next reads of the account are answered 429 with a Retry-After.
     await control("POST", "/faults", { method: "GET", status: 429, retryAfter: "1", count: 3 });
   });
@@ -131,6 +154,16 @@ describe("the edge devices sidebar in a browser", function () {
     );
     await page.locator(".edge-sidebar-health", { hasText: "Token" }).first().waitFor();
     assert.match(await page.locator(".edge-sidebar-fleet").first().innerText(), /Fleet jobs/);
+    // Eleven units answered (unit-004 with a fault); unit-009 is offline.
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await page.waitForFunction(() =>
+      /10 complete · 1 fault/.test(document.querySelector(".edge-sidebar-job")?.innerText ?? ""),
+    );
+    const jobText = await job.innerText();
+    assert.match(jobText, /LCD text to 12 units · running/);
+    assert.match(jobText, /Sent 12 \/ 12 · In flight 1 · Started/);
+    // Outcomes no device had are left out.
+    assert.doesNotMatch(jobText, /timed out|failed|not sent/);
     await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
   });
 
@@ -173,6 +206,71 @@ describe("the edge devices sidebar in a browser", function () {
     await device.waitFor({ state: "detached" });
   });
 
+  it("pages through more waits than a page holds, to the newer ones and back", async function () {
+    const COUNT = 55;
+    // A few at a time: the account sends at most 20 requests a second.
+    for (let i = 0; i < COUNT; i += 5) {
+      await Promise.all(
+        Array.from({ length: Math.min(5, COUNT - i) }, (_, k) => inject(`paged ${i + k}`)),
+      );
+    }
+    const range = page.locator(".edge-sidebar-range").first();
+    await page.waitForFunction(
+      (count) =>
+        document.querySelector(".edge-sidebar-range")?.innerText === `Waits 1–50 of ${count}`,
+      COUNT,
+    );
+    const ids = () =>
+      page.$$eval(".edge-sidebar-wait", (rows) => rows.map((r) => r.getAttribute("data-wait")));
+    const first = await ids();
+    assert.equal(first.length, 50);
+    assert.ok(await page.locator(".edge-sidebar-older").first().isDisabled());
+
+    await page.locator(".edge-sidebar-newer").first().click();
+    await page.waitForFunction(
+      (count) =>
+        document.querySelector(".edge-sidebar-range")?.innerText ===
+        `Waits 51–${count} of ${count}`,
+      COUNT,
+    );
+    const second = await ids();
+    assert.equal(second.length, COUNT - 50);
+    assert.ok(!second.some((id) => first.includes(id)), "a row of the first page on the second");
+    assert.match(await page.locator(".edge-sidebar-wait").first().innerText(), /paged \d+/);
+    assert.ok(await page.locator(".edge-sidebar-newer").first().isDisabled());
+    // The page stays as the runtime publishes: a wait that ends elsewhere changes the snapshot.
+    await page.waitForTimeout(1500);
+    assert.match(await range.innerText(), /^Waits 51–/);
+
+    await page.locator(".edge-sidebar-older").first().click();
+    await page.waitForFunction(() =>
+      /^Waits 1–50 of/.test(document.querySelector(".edge-sidebar-range")?.innerText ?? ""),
+    );
+    assert.deepEqual((await ids()).sort(), [...first].sort());
+
+    // Back to none, for the German page's single row.
+    const device = page.locator(".edge-sidebar-device", { hasText: "lcd-board" }).first();
+    await device.locator(".edge-sidebar-cancel-all").click();
+    await page.waitForFunction(() => !document.querySelector(".edge-sidebar-wait"));
+  });
+
+  it("reveals the fleet node from its job's row", async function () {
+    await page.evaluate((id) => {
+      const z = RED.nodes.node(id).z;
+      let other;
+      RED.nodes.eachWorkspace((ws) => {
+        if (ws.id !== z) other ??= ws.id;
+      });
+      RED.workspaces.show(other);
+    }, FLEET_NODE);
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await job.locator(".edge-sidebar-node").click();
+    await page.waitForFunction(
+      (id) => RED.workspaces.active() === RED.nodes.node(id).z,
+      FLEET_NODE,
+    );
+  });
+
   it("shows the tab in German", async function () {
     const de = await context.newPage();
     await de.setExtraHTTPHeaders({ "accept-language": "de-DE,de" });
@@ -192,10 +290,23 @@ describe("the edge devices sidebar in a browser", function () {
       assert.match(text, /Ausstehende Befehle/);
       assert.match(text, /Beobachtete Streams/);
       assert.match(text, /Zustand/);
+      assert.match(text, /Flottenaufträge/);
+      assert.match(
+        await de.locator(".edge-sidebar-job").first().innerText(),
+        /läuft[\s\S]*Gesendet 12 \/ 12[\s\S]*10 abgeschlossen · 1 Störung/,
+      );
       await de.screenshot({ path: path.join(SHOTS, "sidebar-de.png") });
     } finally {
       await de.close();
     }
+  });
+
+  it("drops the job's row when the offline unit answers and the job ends", async function () {
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await job.waitFor();
+    await control("PUT", "/devices/unit-009/online", { online: true });
+    await job.waitFor({ state: "detached" });
+    assert.match(await page.locator(".edge-sidebar-jobs").first().innerText(), /No fleet job/);
   });
 
   it("should have logged no error in the browser console", function () {

@@ -77,6 +77,19 @@ describe("npm start", function () {
     const cred = fs.readFileSync(path.join(demo.userDir, "flows_cred.json"), "utf8");
     assert.ok(!cred.includes(TOKEN), "flows_cred.json is not encrypted");
 
+    // The fleet example 07 sends to: twelve units, one faulty and one offline.
+    const unit = (name) => fetch(`${demo.simUrl}/_sim/devices/${name}`).then((r) => r.json());
+    const units = await Promise.all(["unit-001", "unit-004", "unit-009", "unit-012"].map(unit));
+    assert.deepEqual(
+      units.map((u) => [u.device.name, u.online, u.fault ?? null]),
+      [
+        ["unit-001", true, null],
+        ["unit-004", true, "simulated device fault"],
+        ["unit-009", false, null],
+        ["unit-012", true, null],
+      ],
+    );
+
     // The whole chain, as a click on its inject button does it.
     const inject = injectId("04-set-lcd-text-await-read-events.json", "set LCD text");
     const res = await fetch(`${demo.editorUrl}inject/${inject}`, { method: "POST" });

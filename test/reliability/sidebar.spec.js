@@ -1,6 +1,6 @@
 // The "edge devices" sidebar's admin routes and comms messages in a real Node-RED under adminAuth
 // (nodes/edge-account/sidebar.ts): who may read and cancel, that no piece of the token is in
-// anything they send, and that 10,000 pending waits give a bounded snapshot.
+// anything they send, and that 10,000 pending waits give a bounded snapshot of the page asked.
 "use strict";
 const assert = require("node:assert/strict");
 const WebSocket = require("ws");
@@ -16,7 +16,7 @@ const { capture } = require("../support/capture");
 const { waitFor } = require("../support/simulator");
 
 const WAITS = 10_000;
-/** What a snapshot of any number of waits stays under (50 rows, 100 device counts). */
+/** What a snapshot of any number of waits stays under (a page of 50 rows under their devices). */
 const MAX_BYTES = 64 * 1024;
 
 /** Every piece of `token` of 8 characters, at every offset: none may be in `text`. */
@@ -142,12 +142,14 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
     assert.equal(account.pending.total, WAITS);
     const rows = account.pending.devices.flatMap((d) => d.rows);
     assert.equal(rows.length, 50);
-    assert.equal(account.pending.devices.length, 100);
+    assert.equal(account.pending.offset, 0);
+    assert.ok(account.pending.devices.length <= 50);
     assert.equal(
       account.pending.devices.reduce((n, d) => n + d.count, 0) <= WAITS,
       true,
       "device counts",
     );
+    assert.deepEqual(account.jobs, { total: 0, rows: [] });
     const row = rows[0];
     assert.equal(row.node, "aw");
     assert.match(row.commandId, /^cmd-\d+$/);
@@ -165,6 +167,74 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
       { timeoutMs: 10000, intervalMs: 200, what: "the watch listed after its first read" },
     );
     assertNoTokenPiece(text, sim.token, "the snapshot");
+  });
+
+  it("lists the page of 10,000 waits that GET or a subscribe asks for, and publishes it marked with its view", async function () {
+    const first = (await (await get(reader)).json()).accounts[0].pending;
+    const firstIds = new Set(first.devices.flatMap((d) => d.rows).map((r) => r.id));
+    const lastFirst = Math.max(...first.devices.flatMap((d) => d.rows).map((r) => r.startedAt));
+
+    const res = await fetch(`${red.url}/edge-account/sidebar?account=acc&offset=5000`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    const text = await res.text();
+    assert.ok(text.length < MAX_BYTES, `${text.length} bytes for the page at 5,000`);
+    const page = JSON.parse(text).accounts[0].pending;
+    assert.equal(page.total, WAITS);
+    assert.equal(page.offset, 5000);
+    const rows = page.devices.flatMap((d) => d.rows);
+    assert.equal(rows.length, 50);
+    assert.ok(!rows.some((r) => firstIds.has(r.id)), "rows of the first page again");
+    assert.ok(
+      rows.every((r) => r.startedAt >= lastFirst),
+      "a row older than the first page's",
+    );
+    assertNoTokenPiece(text, sim.token, "the page at 5,000");
+
+    // The last page, from an offset past the end.
+    const end = (await (await get(reader)).json()).accounts[0].pending.total;
+    const past = await fetch(`${red.url}/edge-account/sidebar?account=acc&offset=${end + 999}`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    const last = (await past.json()).accounts[0].pending;
+    assert.equal(last.offset, Math.floor((end - 1) / 50) * 50);
+
+    // A subscribe with the page answers its snapshot, and comms carries it with its view.
+    const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
+    const got = [];
+    let authed = false;
+    ws.on("message", (d) => {
+      for (const m of [JSON.parse(String(d))].flat()) {
+        if (m.auth === "ok") authed = true;
+        if (m.topic === "edgewire/sidebar") got.push(m);
+      }
+    });
+    await new Promise((resolve) => ws.on("open", resolve));
+    ws.send(JSON.stringify({ auth: reader }));
+    await waitFor(() => authed, { what: "the login" });
+    ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
+    try {
+      const sub = await (
+        await post("subscribe", reader, {
+          client: "paging-test",
+          pages: { acc: 100 },
+          snapshot: true,
+        })
+      ).json();
+      assert.equal(typeof sub.view, "string");
+      assert.equal(sub.snapshot.view, sub.view);
+      assert.equal(sub.snapshot.accounts[0].pending.offset, 100);
+      assert.ok(JSON.stringify(sub).length < MAX_BYTES);
+      await waitFor(() => got.some((m) => m.data.view === sub.view), {
+        timeoutMs: 5000,
+        what: "the page published with its view",
+      });
+      const mine = got.find((m) => m.data.view === sub.view);
+      assert.equal(mine.data.accounts[0].pending.offset, 100);
+      assert.ok(JSON.stringify(mine).length < MAX_BYTES);
+    } finally {
+      ws.close();
+    }
   });
 
   it("answers nothing without a login or to a user without read permission on the account", async function () {

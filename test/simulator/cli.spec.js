@@ -2,7 +2,7 @@
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const { spawn } = require("node:child_process");
-const { startSim } = require("../support/simulator");
+const { api, control, deviceInfo, inboxOf, startSim } = require("../support/simulator");
 
 const CLI = path.join(__dirname, "..", "..", "dist", "simulator", "cli.js");
 
@@ -59,6 +59,101 @@ describe("edgewire-sim command", function () {
     await checked;
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, "");
+  });
+
+  it("adds --devices units, starts --offline ones offline and makes --faulty ones fault, also after a reset", async function () {
+    let checked;
+    const result = await run(
+      // Both spellings of an option: "--flag value" and "--flag=value".
+      [
+        "--port=0",
+        "--command-delay=1",
+        "--devices",
+        "3",
+        "--offline",
+        "unit-002",
+        "--faulty=unit-003,pump-3",
+      ],
+      {
+        onLine: (line, child) => {
+          checked = (async () => {
+            const url = /listening on (http:\/\/[\d.:]+)/.exec(line)[1];
+            const sim = {
+              url,
+              company: "demo",
+              user: "demo-user",
+              token: "demo-token-0123456789abcdef",
+            };
+            const send = (device) =>
+              api(sim, "POST", "/event", {
+                body: { path: `/demo/devices/${device}/:command`, elems: { "/lcd/txt1": "x" } },
+              });
+            const listed = await api(sim, "GET", "/device?only=name");
+            assert.deepEqual(
+              listed.json.body.map((d) => d.name).filter((n) => n.startsWith("unit-")),
+              ["unit-001", "unit-002", "unit-003"],
+            );
+            // A reset goes back to the seed, which the options are part of.
+            assert.equal((await control(sim, "POST", "/reset")).status, 200);
+            for (const device of ["unit-001", "unit-002", "unit-003"]) await send(device);
+            const complete = await inboxOf(sim, "unit-001", 2);
+            assert.equal(complete[1].elems.cmd.status, "COMMAND_COMPLETE");
+            const fault = await inboxOf(sim, "unit-003", 2);
+            assert.deepEqual(fault[1].elems.cmd.status, "COMMAND_FAULT");
+            assert.equal(fault[1].elems.cmd.reason, "simulated device fault");
+            const offline = await deviceInfo(sim, "unit-002");
+            assert.equal(offline.online, false);
+            assert.equal(offline.pendingCommands, 1);
+            assert.equal((await deviceInfo(sim, "pump-3")).fault, "simulated device fault");
+            assert.equal((await deviceInfo(sim, "unit-001")).fault, undefined);
+          })().finally(() => child.kill("SIGTERM"));
+        },
+      },
+    );
+    await checked;
+    assert.equal(result.code, 0, result.stderr);
+  });
+
+  it("starts example 07's fleet with --demo-fleet, the one npm start runs", async function () {
+    let checked;
+    const result = await run(["--port", "0", "--demo-fleet"], {
+      onLine: (line, child) => {
+        checked = (async () => {
+          const url = /listening on (http:\/\/[\d.:]+)/.exec(line)[1];
+          const sim = { url };
+          const units = await Promise.all(
+            ["unit-001", "unit-004", "unit-009", "unit-012"].map((d) => deviceInfo(sim, d)),
+          );
+          assert.deepEqual(
+            units.map((u) => [u.online, u.fault ?? null]),
+            [
+              [true, null],
+              [true, "simulated device fault"],
+              [false, null],
+              [true, null],
+            ],
+          );
+          assert.equal((await control(sim, "GET", "/devices/unit-013")).status, 404);
+        })().finally(() => child.kill("SIGTERM"));
+      },
+    });
+    await checked;
+    assert.equal(result.code, 0, result.stderr);
+    const valued = await run(["--demo-fleet=yes"]);
+    assert.equal(valued.code, 2);
+    assert.match(valued.stderr, /--demo-fleet takes no value/);
+  });
+
+  it("names the device --offline or --faulty does not know, and refuses a fleet too large", async function () {
+    const unknown = await run(["--port", "0", "--devices", "2", "--offline", "unit-003"]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^edgewire-sim: no device named unit-003\n$/);
+    const large = await run(["--port", "0", "--devices", "10001"]);
+    assert.equal(large.code, 2);
+    assert.match(large.stderr, /--devices must be an integer from 0 to 10000/);
+    const empty = await run(["--faulty", "unit-001,"]);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /--faulty needs device names/);
   });
 
   it("stops on SIGINT", async function () {

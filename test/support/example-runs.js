@@ -21,6 +21,8 @@ const CORE_FILES = {
   "tls-config": "network/05-tls.js",
 };
 const core = (type) => require(`@node-red/nodes/core/${CORE_FILES[type]}`);
+/** Ours beyond the nodes test/support/red.js loads for every flow. */
+const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 
 /** The example as Node-RED loads it, pointed at this test's simulator. */
 function prepared(flow, sim) {
@@ -38,7 +40,9 @@ function credentialsOf(flow, sim) {
 async function run(flow, sim) {
   const nodes = prepared(flow, sim);
   const coreTypes = [...new Set(nodes.map((n) => n.type))].filter((t) => CORE_FILES[t]);
-  await load(nodes, credentialsOf(flow, sim), coreTypes.map(core));
+  const extra = coreTypes.map(core);
+  if (nodes.some((n) => n.type === "edge-fleet-command")) extra.push(FLEET);
+  await load(nodes, credentialsOf(flow, sim), extra);
   const seen = {};
   const waiters = [];
   for (const n of nodes.filter((x) => x.type === "debug")) {

@@ -1,13 +1,13 @@
 // The pending waits of every edge-await-command node, by account, for the editor's sidebar. An
-// await node registers the set it already keeps (its waits by abort signal, its pending-wait.ts)
-// and nothing else: a wait that starts or ends does no work here. The list is walked only when an
-// editor has the sidebar open, a few times a second, and what it gives is bounded (MAX_ROWS rows,
-// MAX_DEVICES device counts) however many waits there are.
+// await node registers the set it already keeps (its waits by abort signal, its pending-wait.ts) and
+// a counter it bumps as a wait starts or ends: nothing else is done here when a wait comes or goes.
+// The sets are walked only when an editor has the sidebar open and the counters say they changed;
+// the walk's order is kept, so that an unchanged list costs a sum of counters, not a walk of ten
+// thousand waits twice a second. What is listed is one page (PAGE_ROWS rows, oldest first, from an
+// offset the editor asks for) under the devices of those rows, with counts: bounded however many.
 
-/** Rows listed in all, the oldest waits; the others are counted. */
-export const MAX_ROWS = 50;
-/** Devices listed with their counts, those with the oldest waits first. */
-export const MAX_DEVICES = 100;
+/** Rows in one page, the waits in order of their start, oldest first. */
+export const PAGE_ROWS = 50;
 /** Characters of a command's elems shown, as JSON. */
 const ELEMS_CHARS = 80;
 
@@ -41,6 +41,8 @@ export interface AwaitSource {
   readonly accountId: string;
   /** The node's pending waits, by abort signal (AwaitShared.bySignal). */
   readonly bySignal: ReadonlyMap<AbortSignal, ReadonlySet<ListedWait>>;
+  /** Grows whenever a wait joins or leaves bySignal (AwaitShared.changes). */
+  changes(): number;
   /** Logs a cancel in the node's log. */
   log(text: string): void;
 }
@@ -61,10 +63,32 @@ export interface WaitRow {
 
 export interface PendingList {
   total: number;
+  /** Where the page starts among all waits, oldest first (0: the oldest). */
+  offset: number;
+  pageSize: number;
+  /** The devices of the page's rows, in the order of their first row, each with all its count. */
   devices: { device: string; count: number; oldest: number; rows: WaitRow[] }[];
 }
 
+interface Entry {
+  readonly source: AwaitSource;
+  readonly wait: ListedWait;
+  readonly started: number;
+  readonly device: string;
+}
+
+/** An account's waits in order, as of `changes` (the sum of its sources' counters). */
+interface Ordered {
+  generation: number;
+  changes: number;
+  entries: Entry[];
+  devices: Map<string, { count: number; oldest: number }>;
+}
+
 const sources = new Set<AwaitSource>();
+/** Grows when a source comes or goes: the sum of counters alone would not see that. */
+let generation = 0;
+const ordered = new Map<string, Ordered>();
 /** Numbers given to waits when first listed: a cancel names one of them. */
 const numbers = new WeakMap<ListedWait, number>();
 let lastNumber = 0;
@@ -72,9 +96,19 @@ let lastNumber = 0;
 /** Lists the node's waits in the sidebar until the returned function is called (on close). */
 export function registerAwait(source: AwaitSource): () => void {
   sources.add(source);
+  generation++;
   return () => {
     sources.delete(source);
+    generation++;
   };
+}
+
+/**
+ * Lets go of the ordered lists: they hold the waits (and their messages) as of the last look,
+ * which an editor that closed the tab will not take again. The sidebar calls it when it stops.
+ */
+export function forgetPending(): void {
+  ordered.clear();
 }
 
 function* waitsOf(accountId: string): Generator<[AwaitSource, ListedWait]> {
@@ -109,55 +143,72 @@ function shortElems(elems: unknown, redact: (text: string) => string): string {
   return text.length > ELEMS_CHARS ? `${text.slice(0, ELEMS_CHARS - 1)}…` : text;
 }
 
-/**
- * The account's pending waits: the oldest MAX_ROWS as rows under their devices, and the count of
- * every device (the MAX_DEVICES with the oldest waits), devices oldest first.
- */
-export function pendingOf(accountId: string, redact: (text: string) => string): PendingList {
-  let total = 0;
+/** The account's waits oldest first, walked again only when a counter moved. */
+function orderedOf(accountId: string): Ordered {
+  let changes = 0;
+  for (const source of sources) if (source.accountId === accountId) changes += source.changes();
+  const known = ordered.get(accountId);
+  // Counters only grow, so an equal sum means no wait came or went since the last walk.
+  if (known?.generation === generation && known.changes === changes) return known;
+  const entries: Entry[] = [];
   const devices = new Map<string, { count: number; oldest: number }>();
-  // The oldest MAX_ROWS so far, oldest first: a wait younger than the last is passed over.
   // Per wait only its device and start are read: the rest is described for the rows shown.
-  const oldest: { source: AwaitSource; wait: ListedWait; started: number }[] = [];
-  // Plain loops, not waitsOf(): no generator step and no pair allocated per wait at every snapshot.
+  // Plain loops, not waitsOf(): no generator step and no pair allocated per wait.
   for (const source of sources) {
     if (source.accountId !== accountId) continue;
     for (const set of source.bySignal.values()) {
       for (const wait of set) {
-        total++;
         const started = wait.started;
         const device = wait.device();
+        entries.push({ source, wait, started, device });
         const d = devices.get(device);
         if (d) {
           d.count++;
           if (started < d.oldest) d.oldest = started;
         } else devices.set(device, { count: 1, oldest: started });
-        const last = oldest.at(-1);
-        if (oldest.length >= MAX_ROWS && last && last.started <= started) continue;
-        let i = oldest.length;
-        while (i > 0 && (oldest[i - 1]?.started ?? 0) > started) i--;
-        oldest.splice(i, 0, { source, wait, started });
-        if (oldest.length > MAX_ROWS) oldest.pop();
       }
     }
   }
-  const listed = [...devices.entries()]
-    .sort((a, b) => a[1].oldest - b[1].oldest)
-    .slice(0, MAX_DEVICES)
-    .map(([device, d]) => ({
-      device: redact(device),
-      count: d.count,
-      oldest: d.oldest,
-      rows: [] as WaitRow[],
-    }));
-  const byDevice = new Map(listed.map((d) => [d.device, d]));
-  for (const { source, wait } of oldest) {
+  // Each set holds its waits in the order they started, so this sort has little to do.
+  entries.sort((a, b) => a.started - b.started);
+  const now: Ordered = { generation, changes, entries, devices };
+  ordered.set(accountId, now);
+  return now;
+}
+
+/** The page's first row: a multiple of PAGE_ROWS, at most the last page's. */
+function pageStart(offset: number, total: number): number {
+  const last = total === 0 ? 0 : Math.floor((total - 1) / PAGE_ROWS) * PAGE_ROWS;
+  const asked = Number.isFinite(offset) && offset > 0 ? offset : 0;
+  return Math.min(last, Math.floor(asked / PAGE_ROWS) * PAGE_ROWS);
+}
+
+/**
+ * One page of the account's pending waits, oldest first from `offset` (0 when not asked), as rows
+ * under their devices; the total, and each listed device's count of all its waits.
+ */
+export function pendingOf(
+  accountId: string,
+  redact: (text: string) => string,
+  offset = 0,
+): PendingList {
+  const { entries, devices } = orderedOf(accountId);
+  const start = pageStart(offset, entries.length);
+  const listed: PendingList["devices"] = [];
+  const byDevice = new Map<string, PendingList["devices"][number]>();
+  for (const { source, wait, device: raw } of entries.slice(start, start + PAGE_ROWS)) {
+    let group = byDevice.get(raw);
+    if (!group) {
+      const d = devices.get(raw);
+      group = { device: redact(raw), count: d?.count ?? 0, oldest: d?.oldest ?? 0, rows: [] };
+      byDevice.set(raw, group);
+      listed.push(group);
+    }
     const view = wait.describe();
-    const device = redact(view.device);
-    byDevice.get(device)?.rows.push({
+    group.rows.push({
       id: `${source.nodeId}:${numberOf(wait)}`,
       node: source.nodeId,
-      device,
+      device: group.device,
       commandId: view.commandId === undefined ? undefined : redact(view.commandId),
       elems: shortElems(view.elems, redact),
       startedAt: view.startedAt,
@@ -166,7 +217,7 @@ export function pendingOf(accountId: string, redact: (text: string) => string): 
       restored: view.restored,
     });
   }
-  return { total, devices: listed };
+  return { total: entries.length, offset: start, pageSize: PAGE_ROWS, devices: listed };
 }
 
 /**

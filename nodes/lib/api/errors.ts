@@ -54,6 +54,10 @@ export const ERROR_CODES = [
   "too-much",
   "not-api",
   "no-command-id",
+  "bad-devices",
+  "too-many-devices",
+  "no-device-list",
+  "send-uncertain",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

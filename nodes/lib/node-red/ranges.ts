@@ -47,6 +47,19 @@ export const AWAIT_COMMAND_RANGES = {
   interval: { min: 50, max: 3_600_000, default: 1000 },
 } satisfies Record<string, Range>;
 
+export const FLEET_COMMAND_RANGES = {
+  /** Blank: no ttl is sent. */
+  ttl: SEND_COMMAND_RANGES.ttl,
+  /** Devices started per second; 0: as fast as the account's rate limit lets them. */
+  rate: { min: 0, max: 10_000, default: 5 },
+  concurrency: { min: 1, max: 10_000, default: 10 },
+  /** 0: the rollout never stops for failures. */
+  maxFailures: { min: 0, max: 10_000, default: 0 },
+  /** Blank: the ttl, else 30 s, as edge-await-command. */
+  timeout: AWAIT_COMMAND_RANGES.timeout,
+  interval: AWAIT_COMMAND_RANGES.interval,
+} satisfies Record<string, Range>;
+
 export const WATCH_EVENTS_RANGES = {
   interval: { min: 250, max: 86_400_000, default: 5000 },
   /** The stream watcher reads at most 10,000 events at once (MAX_READ_EVENTS). */

@@ -1,13 +1,14 @@
 // lib/account/in-flight.ts alone: the sidebar's list of pending waits, from the sets the await
-// nodes keep, bounded however many waits; cancels by row id or by device.
+// nodes keep, one bounded page however many waits; walked again only when a node's counter moved;
+// cancels by row id or by device.
 "use strict";
 const assert = require("node:assert/strict");
 const {
   registerAwait,
   pendingOf,
   cancelWaits,
-  MAX_ROWS,
-  MAX_DEVICES,
+  forgetPending,
+  PAGE_ROWS,
 } = require("../../../dist/nodes/lib/account/in-flight");
 
 const TOKEN = "secret-token-0123456789";
@@ -36,40 +37,54 @@ function wait(props) {
   };
 }
 
+/** An await node's registration; `changed()` bumps its counter as pending-wait.ts does. */
 function source(accountId, nodeId, waits) {
   const set = new Set(waits);
   const logged = [];
+  let changes = 0;
   const src = {
     nodeId,
     accountId,
     bySignal: new Map([[new AbortController().signal, set]]),
+    changes: () => changes,
     log: (t) => logged.push(t),
   };
-  return { src, set, logged, unregister: registerAwait(src) };
+  return { src, set, logged, changed: () => changes++, unregister: registerAwait(src) };
 }
+
+/** 10,000 waits over 300 devices, wait i started at 10,000 - i: the last made is the oldest. */
+function manyWaits() {
+  const waits = [];
+  for (let i = 0; i < 10_000; i++) {
+    waits.push(
+      wait({ commandId: `c${i}`, device: `d${i % 300}`, startedAt: 10_000 - i, elems: { i } }),
+    );
+  }
+  return waits;
+}
+
+const rowsOf = (list) => list.devices.flatMap((d) => d.rows);
 
 describe("lib/account/in-flight", function () {
   const unregister = [];
   afterEach(function () {
     for (const u of unregister.splice(0)) u();
+    forgetPending();
   });
 
-  it("lists the oldest MAX_ROWS waits under their devices, devices oldest first, and counts all", function () {
-    const waits = [];
-    for (let i = 0; i < 10_000; i++) {
-      waits.push(
-        wait({ commandId: `c${i}`, device: `d${i % 300}`, startedAt: 10_000 - i, elems: { i } }),
-      );
-    }
-    const s = source("acc", "n1", waits);
+  it("lists the oldest PAGE_ROWS waits under their devices, devices oldest first, and counts all", function () {
+    const s = source("acc", "n1", manyWaits());
     unregister.push(s.unregister);
     const list = pendingOf("acc", redact);
     assert.equal(list.total, 10_000);
-    assert.equal(list.devices.length, MAX_DEVICES);
-    const rows = list.devices.flatMap((d) => d.rows);
-    assert.equal(rows.length, MAX_ROWS);
+    assert.equal(list.offset, 0);
+    assert.equal(list.pageSize, PAGE_ROWS);
+    const rows = rowsOf(list);
+    assert.equal(rows.length, PAGE_ROWS);
     // The youngest index is the oldest wait: c9999 started at 1.
     assert.equal(list.devices[0].rows[0].commandId, "c9999");
+    // Its device's count is of all its waits, not of the page's.
+    assert.equal(list.devices[0].device, "d99");
     assert.equal(list.devices[0].count, 34);
     const oldest = list.devices.map((d) => d.oldest);
     assert.deepEqual(
@@ -80,6 +95,48 @@ describe("lib/account/in-flight", function () {
       for (let k = 1; k < d.rows.length; k++)
         assert.ok(d.rows[k - 1].startedAt <= d.rows[k].startedAt);
     assert.ok(JSON.stringify(list).length < 64 * 1024);
+  });
+
+  it("lists the page asked, oldest first from its offset, and the last page for an offset past the end", function () {
+    const s = source("acc", "n1", manyWaits());
+    unregister.push(s.unregister);
+    const second = pendingOf("acc", redact, PAGE_ROWS);
+    assert.equal(second.offset, PAGE_ROWS);
+    assert.deepEqual(
+      rowsOf(second)
+        .map((r) => r.startedAt)
+        .sort((a, b) => a - b),
+      Array.from({ length: PAGE_ROWS }, (_, k) => PAGE_ROWS + 1 + k),
+    );
+    const middle = pendingOf("acc", redact, 5_020);
+    assert.equal(middle.offset, 5_000, "an offset inside a page lists the whole page");
+    assert.equal(rowsOf(middle).length, PAGE_ROWS);
+    assert.equal(Math.min(...rowsOf(middle).map((r) => r.startedAt)), 5_001);
+    const past = pendingOf("acc", redact, 1_000_000);
+    assert.equal(past.offset, 10_000 - PAGE_ROWS);
+    assert.equal(Math.max(...rowsOf(past).map((r) => r.startedAt)), 10_000);
+    assert.equal(pendingOf("acc", redact, -5).offset, 0);
+    assert.equal(pendingOf("acc", redact, Number.NaN).offset, 0);
+    assert.ok(JSON.stringify(middle).length < 64 * 1024);
+  });
+
+  it("walks the waits again only when a node's counter moved or a node came or went", function () {
+    const s = source("acc", "n1", [wait({ startedAt: 1 })]);
+    unregister.push(s.unregister);
+    assert.equal(pendingOf("acc", redact).total, 1);
+    // A wait joins the set; the node has not counted it yet: the list as it was.
+    s.set.add(wait({ startedAt: 2 }));
+    assert.equal(pendingOf("acc", redact).total, 1);
+    s.changed();
+    assert.equal(pendingOf("acc", redact).total, 2);
+    // Another node of the account, with no change counted at all.
+    const other = source("acc", "n2", [wait({ startedAt: 0, device: "b" })]);
+    unregister.push(other.unregister);
+    const list = pendingOf("acc", redact);
+    assert.equal(list.total, 3);
+    assert.equal(list.devices[0].device, "b");
+    other.unregister();
+    assert.equal(pendingOf("acc", redact).total, 2);
   });
 
   it("lists only the account's waits", function () {
@@ -131,6 +188,7 @@ describe("lib/account/in-flight", function () {
     assert.deepEqual(s.logged, ["cancelled a"]);
     // A cancelled wait leaves its node's set (pending-wait.ts does it); here by hand.
     s.set.delete(w1);
+    s.changed();
     assert.equal(
       cancelWaits(
         "acc",

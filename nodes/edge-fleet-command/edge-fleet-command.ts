@@ -1,0 +1,419 @@
+// One command to many devices: the targets (ids, names, a device-list filter) each sent the
+// command as edge-send-command sends it, at a pace (rate, concurrency), awaited as
+// edge-await-command awaits it (the account's shared inbox reads), stopped after Max failures or
+// msg.cancel, and told in one report (output 1) and one message per device (output 2). The job
+// is saved after each device's step, so after a redeploy or a restart it resumes without sending
+// any device the command twice (lib/fleet/fleet-job.ts). The domain is in lib/fleet; this file
+// is the Node-RED side: settings, messages, status, the context store.
+import { randomUUID } from "node:crypto";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
+import { EdgeError } from "../lib/api/errors";
+import { accountOf } from "../lib/account/lookup";
+import { parseMessage, serializeMessage } from "../lib/node-red/saved-message";
+import { FleetJob } from "../lib/fleet/fleet-job";
+import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
+import type { InboxObserver } from "../lib/commands/inbox-types";
+import { countsOf } from "../lib/fleet/job";
+import type { JobRecord, JobSettings } from "../lib/fleet/job";
+import { reportOf } from "../lib/fleet/report";
+import { registerJob } from "../lib/account/jobs";
+import type { JobView } from "../lib/account/jobs";
+import { checkDeviceList, parseDeviceText, resolveTargets } from "../lib/fleet/targets";
+import { Turns } from "../lib/fleet/turns";
+import { blank, configError } from "../lib/node-red/config";
+import { contextIdOf } from "../lib/node-red/context-id";
+import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
+import { onNextFlowsStarted } from "../lib/node-red/flows-started";
+import { handleInput } from "../lib/node-red/handler";
+import type { InputContext, Result } from "../lib/node-red/handler";
+import { errorText, translator } from "../lib/node-red/i18n";
+import type { Translate } from "../lib/node-red/i18n";
+import { isPersistentStore } from "../lib/node-red/persistent-store";
+import {
+  DEFAULT_AWAIT_TIMEOUT_MS,
+  FLEET_COMMAND_RANGES,
+  editorSettings,
+} from "../lib/node-red/ranges";
+import type { Range } from "../lib/node-red/ranges";
+import { checkTemplate, render } from "../lib/node-red/render";
+import { clip } from "../lib/node-red/status";
+import { checkInteger } from "../lib/node-red/validate";
+import { JobStore, KeptJobs } from "./saved-jobs";
+
+interface FleetCommandDef extends NodeDef {
+  account: string;
+  /** Ids or names, separated by commas or new lines; mustache allowed; empty: msg.devices. */
+  devices?: string;
+  /** A device-list filter (`GET /device?filter=`); mustache allowed. */
+  filter?: string;
+  elems?: string;
+  ttl?: string | number;
+  rate?: string | number;
+  concurrency?: string | number;
+  maxFailures?: string | number;
+  timeout?: string | number;
+  interval?: string | number;
+  /** Context store of the running job; empty = Node-RED's default store. */
+  store?: string;
+}
+
+const R = FLEET_COMMAND_RANGES;
+/** Messages waiting for the job before them; one more is refused with queue-full. */
+const MAX_QUEUED = 100;
+
+function numberSetting(value: unknown, what: string, range: Range): number {
+  return checkInteger(blank(value) ? range.default : value, what, range.min, range.max);
+}
+
+/** The node's settings, checked at deploy: a wrong one is said then, not after a send. */
+function checkSettings(def: FleetCommandDef): void {
+  for (const name of ["ttl", "timeout"] as const)
+    if (!blank(def[name])) checkInteger(def[name], name, R[name].min, R[name].max);
+  for (const name of ["rate", "concurrency", "maxFailures", "interval"] as const)
+    numberSetting(def[name], name, R[name]);
+  checkElemsSetting(def.elems);
+  if (typeof def.devices === "string") checkTemplate(def.devices, "devices");
+  if (typeof def.filter === "string") checkTemplate(def.filter, "filter");
+}
+
+/** What a message asks for, checked before it waits for its turn: bad input fails at once. */
+interface Plan {
+  given: string[];
+  filter: string | undefined;
+  settings: JobSettings;
+  dryRun: boolean;
+  job: string;
+}
+
+function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
+  const given = !blank(def.devices)
+    ? parseDeviceText(render(String(def.devices), msg, "devices"))
+    : msg.devices === undefined
+      ? []
+      : checkDeviceList(msg.devices);
+  const filter = blank(def.filter) ? undefined : render(String(def.filter), msg, "filter").trim();
+  if (given.length === 0 && !filter) throw new EdgeError("device-empty");
+  const elems = elemsOf(msg, typeof def.elems === "string" ? def.elems : "");
+  const ttlSource = msg.ttl ?? (blank(def.ttl) ? undefined : def.ttl);
+  const ttl =
+    ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", R.ttl.min, R.ttl.max);
+  // As edge-await-command: msg.timeout, the node's, the ttl (0 is no ttl), else 30 s.
+  const timeoutSource = !blank(msg.timeout)
+    ? msg.timeout
+    : !blank(def.timeout)
+      ? def.timeout
+      : ttl !== undefined && ttl > 0
+        ? ttl
+        : DEFAULT_AWAIT_TIMEOUT_MS;
+  const settings: JobSettings = {
+    elems,
+    ...(ttl !== undefined ? { ttl } : {}),
+    timeoutMs: checkInteger(timeoutSource, "timeout", R.timeout.min, R.timeout.max),
+    intervalMs: numberSetting(def.interval, "interval", R.interval),
+    rate: numberSetting(def.rate, "rate", R.rate),
+    concurrency: numberSetting(def.concurrency, "concurrency", R.concurrency),
+    maxFailures: numberSetting(def.maxFailures, "maxFailures", R.maxFailures),
+  };
+  const job = typeof msg.job === "string" && msg.job.trim() ? msg.job.trim() : randomUUID();
+  return { given, filter, settings, dryRun: msg.dryRun === true, job };
+}
+
+/** A running job as the sidebar lists it; computed only when an editor has the sidebar open. */
+function viewOf(job: JobRecord, restored: boolean): JobView {
+  const c = countsOf(job.devices);
+  return {
+    job: job.job,
+    total: c.total,
+    sent: c.sent,
+    complete: c.complete,
+    fault: c.fault,
+    timedOut: c.timedOut,
+    failed: c.failed,
+    notSent: c.notSent,
+    inFlight: c.inFlight,
+    startedAt: job.startedAt,
+    restored,
+    state: job.stopped === undefined ? "running" : "stopping",
+  };
+}
+
+/** The node's short status for a job: `12/40 · 2 ✗`. */
+function progressText(t: Translate, job: JobRecord): string {
+  const c = countsOf(job.devices);
+  const done = c.total - c.inFlight - c.pending;
+  const failed = c.fault + c.timedOut + c.failed;
+  const key = failed > 0 ? "progressFailed" : "progress";
+  const text = t(`edge-fleet-command.status.${key}`, { done, total: c.total, failed });
+  if (job.stopped === undefined) return text;
+  return t(`edge-fleet-command.status.${job.stopped}`, { progress: text });
+}
+
+export = function (RED: NodeAPI): void {
+  // Per registration of the type, which Node-RED makes once per process.
+  const kept = new KeptJobs();
+  /** The nodes already told that a restart loses their jobs: once each, not at every deploy. */
+  const toldVolatile = new Set<string>();
+
+  function EdgeFleetCommandNode(this: Node, def: FleetCommandDef) {
+    RED.nodes.createNode(this, def);
+    const warn = this.warn.bind(this);
+    const receive = this.receive.bind(this);
+    const t = translator(RED, "edge-fleet-command");
+    const contextId = contextIdOf(this);
+    const store = blank(def.store) ? undefined : String(def.store).trim();
+    const saved = new JobStore(this, store, kept.of(contextId), (err) => {
+      warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
+    });
+    if (!isPersistentStore(RED.settings, store) && !toldVolatile.has(contextId)) {
+      toldVolatile.add(contextId);
+      warn(t("edge-fleet-command.warn.volatile"));
+    }
+    const turns = new Turns(MAX_QUEUED);
+    /** The job running now, with whether it was resumed. */
+    let current: { job: FleetJob; restored: boolean } | undefined;
+    /** A job holds the turn but is still resolving its devices; and msg.cancel came meanwhile. */
+    let resolving = false;
+    let cancelAsked = false;
+    let closing = false;
+    let overrunWarned = false;
+    /** Saved jobs being resumed, by the message they resume. */
+    const restoring = new WeakMap<object, { key: string; job: JobRecord }>();
+
+    // Listed in the editor's "edge devices" sidebar while the node runs (lib/account/jobs.ts).
+    const unlistJob = registerJob({
+      nodeId: this.id,
+      accountId: def.account,
+      job: () => (current ? viewOf(current.job.record, current.restored) : undefined),
+    });
+
+    const cancelRestore = onNextFlowsStarted(RED.events, restore);
+    // Registered before handleInput's own close listener, so it runs first: the job that the
+    // handler then aborts knows the node is closing and stays saved.
+    this.on("close", (removed: boolean, done: () => void) => {
+      closing = true;
+      cancelRestore();
+      unlistJob();
+      if (!removed) {
+        // The job stays in memory (and in the store) for the node that the deploy puts here.
+        done();
+        return;
+      }
+      kept.forget(contextId);
+      toldVolatile.delete(contextId);
+      saved.removeAll().then(done, (err: unknown) => {
+        warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
+        done();
+      });
+    });
+
+    const describe = (err: EdgeError): string => errorText(t, err);
+
+    /** The message of one device on output 2. */
+    const deviceMessage = (job: JobRecord, msg: NodeMessage, r: DeviceResult): NodeMessage => {
+      const d = r.record;
+      const out: NodeMessage = {
+        topic: msg.topic,
+        payload: r.marker,
+        job: job.job,
+        device: d.device,
+        outcome: d.outcome,
+        markers: r.markers,
+        command: r.command,
+        elapsed: d.elapsed ?? null,
+      };
+      if (d.error !== undefined) out.edgeError = { code: d.error, message: d.message ?? d.error };
+      return out;
+    };
+
+    const runJob = (
+      key: string,
+      record: JobRecord,
+      restored: boolean,
+      msg: NodeMessageInFlow,
+      ctx: InputContext,
+    ): Promise<Result | null> =>
+      new Promise<Result | null>((resolve) => {
+        const { client, names, poller } = accountOf(RED, def.account);
+        const finish = (): void => {
+          saved.remove(key);
+          const report = reportOf(record, { restored, dryRun: false, endedAt: Date.now() });
+          const failed = report.fault + report.timedOut + report.failed;
+          msg.payload = report;
+          if (restored) msg.restored = true;
+          resolve({
+            send: [msg, null],
+            status: () => clip(progressText(t, record)),
+            fill: report.aborted ? "red" : failed > 0 ? "yellow" : "green",
+          });
+        };
+        const observer: InboxObserver = {
+          onReadState(err) {
+            if (err)
+              ctx.status({
+                fill: "yellow",
+                shape: "ring",
+                text: clip(t("edge-fleet-command.status.unread", { reason: err.code })),
+              });
+            else ctx.busy();
+          },
+          onOverrun() {
+            if (overrunWarned) return;
+            overrunWarned = true;
+            warn(t("edge-fleet-command.warn.overrun"));
+          },
+        };
+        const hooks: FleetJobHooks = {
+          save: (r) => {
+            saved.save(key, r);
+          },
+          device: (r) => {
+            ctx.send([null, deviceMessage(record, msg, r)]);
+          },
+          progress: ctx.busy,
+          end: () => {
+            // Devices left unsent by a stop rule or a cancel still get their message.
+            for (const d of record.devices)
+              if (d.outcome === "not-sent")
+                ctx.send([
+                  null,
+                  deviceMessage(record, msg, {
+                    record: d,
+                    command: null,
+                    marker: null,
+                    markers: [],
+                  }),
+                ]);
+            finish();
+          },
+          describe,
+        };
+        const job = new FleetJob(record, { client, names, poller }, ctx.call, hooks, observer);
+        current = { job, restored };
+        saved.save(key, record);
+        if (ctx.signal.aborted) {
+          resolve(null);
+          return;
+        }
+        ctx.signal.addEventListener(
+          "abort",
+          () => {
+            job.close();
+            resolve(null);
+          },
+          { once: true },
+        );
+        ctx.busy();
+        job.start();
+      });
+
+    const step = async (msg: NodeMessageInFlow, ctx: InputContext): Promise<Result | null> => {
+      if (msg.cancel === true) {
+        // Ends with done() and no output of its own; the job's report tells what was cancelled.
+        // Jobs still queued behind it are not cancelled: each is a message of its own.
+        if (current) current.job.cancel();
+        else if (resolving) cancelAsked = true;
+        return null;
+      }
+      const resumed = restoring.get(msg);
+      restoring.delete(msg);
+      const plan = resumed ? undefined : planOf(msg, def);
+      if (!(await turns.take(ctx.signal))) return null;
+      try {
+        if (resumed) return await runJob(resumed.key, resumed.job, true, msg, ctx);
+        if (!plan) return null;
+        const { client, names } = accountOf(RED, def.account);
+        resolving = true;
+        ctx.busy();
+        const devices = await resolveTargets(
+          client,
+          names,
+          plan.given,
+          plan.filter,
+          ctx.call,
+          describe,
+        );
+        const record: JobRecord = {
+          v: 1,
+          job: plan.job,
+          startedAt: Date.now(),
+          settings: plan.settings,
+          devices,
+          msg: "",
+        };
+        if (plan.dryRun) {
+          for (const d of devices) {
+            if (d.state !== "pending") continue;
+            d.state = "ended";
+            d.outcome = "not-sent";
+          }
+          msg.payload = reportOf(record, { restored: false, dryRun: true, endedAt: Date.now() });
+          return {
+            send: [msg, null],
+            status: t("edge-fleet-command.status.dryRun", { total: devices.length }),
+          };
+        }
+        const { json, dropped } = serializeMessage(msg);
+        if (dropped.length > 0)
+          warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
+        record.msg = json;
+        // Cancelled while its devices were being resolved: it reports them all not sent.
+        if (cancelAsked) record.stopped = "cancelled";
+        resolving = false;
+        return await runJob(saved.newKey(), record, false, msg, ctx);
+      } finally {
+        current = undefined;
+        resolving = false;
+        cancelAsked = false;
+        turns.release();
+      }
+    };
+
+    const invalid = configError(() => {
+      checkSettings(def);
+    });
+    handleInput(RED, this, "edge-fleet-command", step, {
+      account: def.account,
+      invalid,
+      busy: (): NodeStatus => ({
+        fill: "blue",
+        shape: "dot",
+        text: current
+          ? clip(progressText(t, current.job.record))
+          : t("edge-fleet-command.status.resolving"),
+      }),
+    });
+
+    /** Resumes this node's jobs from before the deploy or the restart, each once, oldest first. */
+    function restore(): void {
+      // Saved jobs stay saved while the settings are invalid: they resume after the fixing deploy.
+      if (closing || invalid) return;
+      const onBad = (key: string, field: string): void => {
+        warn(t("edge-fleet-command.warn.badSaved", { key, field }));
+      };
+      saved.restorable(onBad).then(
+        (list) => {
+          if (closing) return;
+          for (const r of list) {
+            let msg: NodeMessageInFlow;
+            try {
+              msg = parseMessage(r.job.msg);
+            } catch {
+              saved.remove(r.key);
+              onBad(r.key, "msg");
+              continue;
+            }
+            restoring.set(msg, r);
+            receive(msg);
+          }
+        },
+        (err: unknown) => {
+          warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
+        },
+      );
+    }
+  }
+
+  RED.nodes.registerType("edge-fleet-command", EdgeFleetCommandNode, {
+    settings: editorSettings("edge-fleet-command", R),
+  });
+};

@@ -1,0 +1,98 @@
+// Sending one command to one device, as edge-send-command and edge-fleet-command both do: the
+// device id or name turned into the name a stream path needs, one POST to its `:command` stream,
+// the 404 of an unknown device reported as that device's error, and the CommandRef the waits read.
+import type { CallOptions, EdgeClient } from "../api/client";
+import { EdgeError } from "../api/errors";
+import type { DeviceEvent, Elems, EventMetadata } from "../api/types";
+import type { DeviceNames } from "../device/names";
+import type { CommandRef } from "./command-ref";
+
+/** What a command's send gives: the created event (null when the server answered none) and its ref. */
+export interface SentCommand {
+  event: DeviceEvent | null;
+  command: CommandRef;
+}
+
+/** Local clock at the send, and what the request itself knew of its target. */
+export interface SendFacts {
+  sentAt: number;
+  ttl: number | undefined;
+  device?: string;
+  streamId?: string;
+  path?: string;
+}
+
+function deviceOfPath(path: string | undefined): string | undefined {
+  return path ? /\/devices\/([^/]+)\/:command$/.exec(path)?.[1] : undefined;
+}
+
+/** What the await node and the fleet's waits need of a created command. */
+export function commandRefOf(event: DeviceEvent | null, facts: SendFacts): CommandRef {
+  return {
+    id: event?.id,
+    streamId: event?.streamId ?? facts.streamId,
+    path: event?.path ?? facts.path,
+    creationDate: typeof event?.creationDate === "number" ? event.creationDate : facts.sentAt,
+    device: facts.device ?? deviceOfPath(event?.path),
+    ttl: facts.ttl,
+    sentAt: facts.sentAt,
+  };
+}
+
+export function metadataOf(ttl: number | undefined): EventMetadata | undefined {
+  return ttl === undefined ? undefined : { ttl };
+}
+
+/**
+ * The error of a command whose `:command` stream was not found. A server names the stream it did
+ * not find ("Stream not found: /demo/devices/x/:command"), which reads as if the stream were the
+ * mistake when it is nearly always the device name: then the device's own 404 is reported, as
+ * `edge-device-state` reports it. Only on that 404 is the device read (one GET, nothing sent
+ * again); when the device exists, or the read fails otherwise, the stream's error stands.
+ */
+async function unknownDevice(
+  err: unknown,
+  device: string,
+  names: DeviceNames,
+  client: EdgeClient,
+  call: CallOptions,
+): Promise<unknown> {
+  if (!(err instanceof EdgeError && err.status === 404)) return err;
+  try {
+    await names.withDevice(device, call, (ref) => client.getDevice(ref, call));
+  } catch (deviceErr) {
+    if (deviceErr instanceof EdgeError && deviceErr.status === 404) return deviceErr;
+    if (deviceErr instanceof EdgeError && deviceErr.code === "device-unknown") return deviceErr;
+  }
+  return err;
+}
+
+/** The name of `device` (an id or a name) as a stream path needs it; a request only for an id met first. */
+export async function deviceNameOf(
+  names: DeviceNames,
+  device: string,
+  call: CallOptions,
+): Promise<string> {
+  return names.knownName(device) ?? (await names.nameOf(device, call));
+}
+
+/** Sends `elems` to the `:command` stream of `device` (an id or a name), one POST. */
+export async function sendToDevice(
+  client: EdgeClient,
+  names: DeviceNames,
+  device: string,
+  elems: Elems,
+  ttl: number | undefined,
+  call: CallOptions,
+): Promise<SentCommand> {
+  const name = await deviceNameOf(names, device, call);
+  const path = client.streamPath(name, ":command");
+  const sentAt = Date.now();
+  let event: DeviceEvent | null;
+  try {
+    event = await client.createEventByPath(path, elems, metadataOf(ttl), call);
+  } catch (err) {
+    throw await unknownDevice(err, name, names, client, call);
+  }
+  return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
+}

@@ -1,0 +1,181 @@
+// The record of one fleet job: what it sends, how it rolls out, and where each device stands. It
+// is plain JSON, saved whole after every change of a device's state, so that after a redeploy or
+// a restart the job goes on from it: a device recorded as sent is awaited, never sent again.
+import type { Elems } from "../api/types";
+
+export type Outcome = "complete" | "fault" | "timed-out" | "failed" | "not-sent";
+
+/**
+ * Where a device stands: not yet started; being sent (recorded BEFORE the POST, so that a job
+ * stopped during it knows its command may have arrived); sent and awaited; or ended.
+ */
+export type DeviceState = "pending" | "sending" | "sent" | "ended";
+
+export interface DeviceRecord {
+  /** The device as its stream paths name it (an id given was turned into the name). */
+  device: string;
+  state: DeviceState;
+  /** Wall clock ms when its POST started. */
+  sentAt?: number;
+  commandId?: string;
+  /** The command's creation date (server time, ms): the markers it awaits are not older. */
+  since?: number;
+  outcome?: Outcome;
+  elapsed?: number;
+  /** The code of the error that made it `failed` (or of the inbox that could not be read). */
+  error?: string;
+  message?: string;
+}
+
+export interface RolloutSettings {
+  /** Devices started per second; 0 = as fast as the account allows. */
+  rate: number;
+  /** Devices from send to outcome at once. */
+  concurrency: number;
+  /** Failures (fault, timed out, failed) that stop the rollout; 0 = never stop. */
+  maxFailures: number;
+}
+
+export interface JobSettings extends RolloutSettings {
+  elems: Elems;
+  ttl?: number;
+  timeoutMs: number;
+  intervalMs: number;
+}
+
+export interface JobRecord {
+  v: 1;
+  job: string;
+  startedAt: number;
+  settings: JobSettings;
+  devices: DeviceRecord[];
+  /** Why devices were left unsent: the stop rule (`aborted`) or msg.cancel. */
+  stopped?: "aborted" | "cancelled";
+  /** The input message, as JSON (saved-message.ts): the report goes out on it. */
+  msg: string;
+}
+
+/** The failures the stop rule counts. */
+export function isFailure(outcome: Outcome | undefined): boolean {
+  return outcome === "fault" || outcome === "timed-out" || outcome === "failed";
+}
+
+export interface Counts {
+  total: number;
+  sent: number;
+  complete: number;
+  fault: number;
+  timedOut: number;
+  failed: number;
+  notSent: number;
+  inFlight: number;
+  /** Not started yet. */
+  pending: number;
+}
+
+/** One pass over the devices: for the report, the status and the sidebar. */
+export function countsOf(devices: readonly DeviceRecord[]): Counts {
+  const c: Counts = {
+    total: devices.length,
+    sent: 0,
+    complete: 0,
+    fault: 0,
+    timedOut: 0,
+    failed: 0,
+    notSent: 0,
+    inFlight: 0,
+    pending: 0,
+  };
+  for (const d of devices) {
+    // Sent: the server took the command (awaited now, or ended with a result or none in time).
+    if (
+      d.state === "sent" ||
+      d.outcome === "complete" ||
+      d.outcome === "fault" ||
+      d.outcome === "timed-out"
+    )
+      c.sent++;
+    if (d.state === "sending" || d.state === "sent") c.inFlight++;
+    else if (d.state === "pending") c.pending++;
+    switch (d.outcome) {
+      case "complete":
+        c.complete++;
+        break;
+      case "fault":
+        c.fault++;
+        break;
+      case "timed-out":
+        c.timedOut++;
+        break;
+      case "failed":
+        c.failed++;
+        break;
+      case "not-sent":
+        c.notSent++;
+        break;
+      default:
+        break;
+    }
+  }
+  return c;
+}
+
+const STATES: ReadonlySet<string> = new Set(["pending", "sending", "sent", "ended"]);
+const OUTCOMES: ReadonlySet<string> = new Set([
+  "complete",
+  "fault",
+  "timed-out",
+  "failed",
+  "not-sent",
+]);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const optional = (v: unknown, check: (v: unknown) => boolean): boolean =>
+  v === undefined || check(v);
+
+function checkDevice(d: unknown): boolean {
+  if (!isObject(d)) return false;
+  return (
+    typeof d.device === "string" &&
+    typeof d.state === "string" &&
+    STATES.has(d.state) &&
+    optional(d.sentAt, isNumber) &&
+    optional(d.commandId, (v) => typeof v === "string") &&
+    optional(d.since, isNumber) &&
+    optional(d.outcome, (v) => typeof v === "string" && OUTCOMES.has(v)) &&
+    optional(d.elapsed, isNumber) &&
+    optional(d.error, (v) => typeof v === "string") &&
+    optional(d.message, (v) => typeof v === "string") &&
+    // A device being sent or sent knows when; an ended one has its outcome.
+    (d.state === "pending" || d.state === "ended" || isNumber(d.sentAt)) &&
+    (d.state !== "ended" || d.outcome !== undefined)
+  );
+}
+
+/**
+ * A saved record as read back from a context store (anything a user or an older version may have
+ * left there): the record, or the name of the first field that is wrong.
+ */
+export function checkJobRecord(
+  value: unknown,
+): { ok: true; job: JobRecord } | { ok: false; field: string } {
+  if (!isObject(value) || value.v !== 1) return { ok: false, field: "v" };
+  if (typeof value.job !== "string") return { ok: false, field: "job" };
+  if (!isNumber(value.startedAt)) return { ok: false, field: "startedAt" };
+  if (typeof value.msg !== "string") return { ok: false, field: "msg" };
+  const s = value.settings;
+  if (
+    !isObject(s) ||
+    !isObject(s.elems) ||
+    !optional(s.ttl, isNumber) ||
+    ![s.timeoutMs, s.intervalMs, s.rate, s.concurrency, s.maxFailures].every(isNumber)
+  )
+    return { ok: false, field: "settings" };
+  if (!Array.isArray(value.devices) || !value.devices.every(checkDevice))
+    return { ok: false, field: "devices" };
+  if (!optional(value.stopped, (v) => v === "aborted" || v === "cancelled"))
+    return { ok: false, field: "stopped" };
+  return { ok: true, job: value as unknown as JobRecord };
+}

@@ -1,0 +1,64 @@
+// What a fleet job tells when it ends: the report on output 1, one entry per device.
+import type { Outcome, JobRecord } from "./job";
+import { countsOf } from "./job";
+
+export interface DeviceReport {
+  device: string;
+  outcome: Outcome;
+  commandId: string | null;
+  elapsed: number | null;
+  /** The error's code of a `failed` device (or of an inbox that could not be read), else null. */
+  error: string | null;
+  /** Its sentence, else absent. */
+  message?: string;
+}
+
+export interface Report {
+  job: string;
+  total: number;
+  complete: number;
+  fault: number;
+  timedOut: number;
+  failed: number;
+  notSent: number;
+  /** The stop rule (Max failures) stopped the rollout. */
+  aborted: boolean;
+  /** msg.cancel stopped the rollout. */
+  cancelled: boolean;
+  /** The job was resumed after a redeploy or a restart. */
+  restored: boolean;
+  dryRun: boolean;
+  startedAt: number;
+  endedAt: number;
+  devices: DeviceReport[];
+}
+
+export function reportOf(
+  job: JobRecord,
+  opts: { restored: boolean; dryRun: boolean; endedAt: number },
+): Report {
+  const c = countsOf(job.devices);
+  return {
+    job: job.job,
+    total: c.total,
+    complete: c.complete,
+    fault: c.fault,
+    timedOut: c.timedOut,
+    failed: c.failed,
+    notSent: c.notSent,
+    aborted: job.stopped === "aborted",
+    cancelled: job.stopped === "cancelled",
+    restored: opts.restored,
+    dryRun: opts.dryRun,
+    startedAt: job.startedAt,
+    endedAt: opts.endedAt,
+    devices: job.devices.map((d) => ({
+      device: d.device,
+      outcome: d.outcome ?? "not-sent",
+      commandId: d.commandId ?? null,
+      elapsed: d.elapsed ?? null,
+      error: d.error ?? null,
+      ...(d.message !== undefined ? { message: d.message } : {}),
+    })),
+  };
+}

@@ -1,0 +1,367 @@
+// edge-fleet-command in a real Node-RED runtime against the simulator: a fleet of devices added
+// through the simulator's control interface, some without the resource the command names (they
+// answer COMMAND_FAULT), some offline (they never answer).
+"use strict";
+const assert = require("node:assert/strict");
+const { control, sleep } = require("../support/simulator");
+const {
+  next,
+  collect,
+  noMessage,
+  statuses,
+  caughtCode,
+  withRedAndSimulator,
+} = require("../support/red");
+const { startFlow } = require("../support/flow");
+const { SEED } = require("../support/seed");
+
+const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
+const { jobsOf } = require("../../dist/nodes/lib/account/jobs.js");
+const ELEMS = { "/lcd/txt1": "shift target 42" };
+const COMMAND_POSTS = "POST /v5.0/demo/event";
+
+/** Adds devices to the simulator: `ok` ones run the command, `faulty` lack its resource. */
+async function addDevices(sim, names, { faulty = [], offline = [] } = {}) {
+  for (const name of names) {
+    const res = await control(sim, "POST", "/devices", {
+      name,
+      resources: faulty.includes(name) ? [] : ["/lcd/txt1"],
+      online: !offline.includes(name),
+    });
+    assert.equal(res.status, 201, res.text);
+  }
+}
+
+const commandsOf = async (sim, name) =>
+  (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
+
+/** The fleet node "f1" with helpers on its outputs (report, each) and the flow's Catch. */
+async function start(sim, props = {}) {
+  const { get } = await startFlow(
+    sim,
+    [
+      {
+        id: "f1",
+        type: "edge-fleet-command",
+        devices: "",
+        filter: "",
+        elems: "",
+        ttl: "",
+        rate: 0,
+        concurrency: 10,
+        maxFailures: 0,
+        timeout: "5000",
+        interval: 50,
+        store: "",
+        wires: [["report"], ["each"]],
+        ...props,
+      },
+      { id: "report", type: "helper" },
+      { id: "each", type: "helper" },
+    ],
+    { account: { rate: 0, concurrency: 16 }, extraTypes: [FLEET] },
+  );
+  return { f1: get("f1"), report: get("report"), each: get("each"), caught: get("caught") };
+}
+
+const byDevice = (report) => Object.fromEntries(report.devices.map((d) => [d.device, d]));
+
+describe("edge-fleet-command", function () {
+  this.timeout(30000);
+  const env = withRedAndSimulator({ commandDelayMs: 10 });
+
+  it("sends every device the command once and reports each complete, with one message per device", async function () {
+    const names = ["u1", "u2", "u3", "u4", "u5"];
+    await addDevices(env.sim, names);
+    const { f1, report, each } = await start(env.sim, { devices: names.join(", ") });
+    const shown = statuses(f1);
+    f1.receive({ payload: ELEMS, topic: "line B" });
+    const out = await next(report, 15000);
+    const r = out.payload;
+    assert.equal(r.total, 5);
+    assert.equal(r.complete, 5);
+    assert.deepEqual([r.fault, r.timedOut, r.failed, r.notSent], [0, 0, 0, 0]);
+    assert.equal(r.aborted, false);
+    assert.equal(r.restored, false);
+    assert.ok(r.endedAt >= r.startedAt);
+    assert.deepEqual(
+      r.devices.map((d) => d.device),
+      names,
+    );
+    for (const d of r.devices) {
+      assert.equal(d.outcome, "complete");
+      assert.equal(typeof d.commandId, "string");
+      assert.equal(d.error, null);
+    }
+    const msgs = await collect(each, 5);
+    assert.deepEqual(msgs.map((m) => m.device).sort(), names);
+    for (const m of msgs) {
+      assert.equal(m.outcome, "complete");
+      assert.equal(m.job, r.job);
+      assert.equal(m.topic, "line B");
+      assert.equal(m.command.device, m.device);
+      assert.equal(m.command.id, byDevice(r)[m.device].commandId);
+      assert.match(JSON.stringify(m.payload.elems), /COMMAND_COMPLETE/);
+      assert.equal(m.markers.length, 2);
+    }
+    for (const name of names) assert.equal(await commandsOf(env.sim, name), 1);
+    await noMessage(each, 200);
+    assert.deepEqual(shown.at(-1), { fill: "green", shape: "dot", text: "5/5" });
+  });
+
+  it("reports a faulting and an offline device with their outcomes, the others complete", async function () {
+    const names = ["ok-1", "bad-1", "off-1", "ok-2"];
+    await addDevices(env.sim, names, { faulty: ["bad-1"], offline: ["off-1"] });
+    const { f1, report, each } = await start(env.sim, { timeout: "1500" });
+    const shown = statuses(f1);
+    f1.receive({ payload: ELEMS, devices: names });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      [r.total, r.complete, r.fault, r.timedOut, r.failed, r.notSent],
+      [4, 2, 1, 1, 0, 0],
+    );
+    const d = byDevice(r);
+    assert.equal(d["bad-1"].outcome, "fault");
+    assert.equal(d["off-1"].outcome, "timed-out");
+    assert.ok(d["off-1"].elapsed >= 1500);
+    assert.equal(d["ok-1"].outcome, "complete");
+    const msgs = await collect(each, 4);
+    const outcome = Object.fromEntries(msgs.map((m) => [m.device, m.outcome]));
+    assert.deepEqual(outcome, {
+      "ok-1": "complete",
+      "bad-1": "fault",
+      "off-1": "timed-out",
+      "ok-2": "complete",
+    });
+    assert.match(JSON.stringify(msgs.find((m) => m.device === "bad-1").payload), /COMMAND_FAULT/);
+    assert.equal(msgs.find((m) => m.device === "off-1").payload, null);
+    await noMessage(each, 200);
+    assert.deepEqual(shown.at(-1), { fill: "yellow", shape: "dot", text: "4/4 · 2 ✗" });
+  });
+
+  it("stops the rollout after Max failures: the rest are not sent and the report says aborted", async function () {
+    const names = ["x1", "x2", "x3", "x4", "x5"];
+    await addDevices(env.sim, names, { faulty: names });
+    const { f1, report, each } = await start(env.sim, {
+      devices: names.join("\n"),
+      concurrency: 1,
+      maxFailures: 2,
+    });
+    f1.receive({ payload: ELEMS });
+    const r = (await next(report, 15000)).payload;
+    assert.equal(r.aborted, true);
+    assert.deepEqual([r.fault, r.notSent], [2, 3]);
+    assert.deepEqual(
+      r.devices.map((d) => d.outcome),
+      ["fault", "fault", "not-sent", "not-sent", "not-sent"],
+    );
+    assert.deepEqual(
+      r.devices.map((d) => d.commandId === null),
+      [false, false, true, true, true],
+    );
+    for (const name of ["x3", "x4", "x5"]) assert.equal(await commandsOf(env.sim, name), 0);
+    const msgs = await collect(each, 5);
+    assert.deepEqual(msgs.map((m) => m.outcome).sort(), [
+      "fault",
+      "fault",
+      "not-sent",
+      "not-sent",
+      "not-sent",
+    ]);
+  });
+
+  it("starts no more devices a second than its rate", async function () {
+    const names = Array.from({ length: 10 }, (_, i) => `r${i}`);
+    await addDevices(env.sim, names);
+    await control(env.sim, "DELETE", "/requests");
+    const { f1, report } = await start(env.sim, { devices: names.join(","), rate: 5 });
+    f1.receive({ payload: ELEMS, job: "hall 2" });
+    // Half way, the editor's sidebar lists the job with its progress.
+    await sleep(700);
+    const { rows } = jobsOf("acc", (text) => text);
+    assert.equal(rows.length, 1);
+    const [row] = rows;
+    assert.equal(row.job, "hall 2");
+    assert.equal(row.node, "f1");
+    assert.equal(row.total, 10);
+    assert.equal(row.state, "running");
+    assert.ok(row.sent >= 1 && row.sent < 10, JSON.stringify(row));
+    const r = (await next(report, 20000)).payload;
+    assert.equal(r.complete, 10);
+    assert.deepEqual(jobsOf("acc", (text) => text).rows, []);
+    const posts = (await control(env.sim, "GET", "/requests?limit=1000")).json.filter(
+      (q) => `${q.method} ${q.pathname}` === COMMAND_POSTS,
+    );
+    assert.equal(posts.length, 10);
+    const times = posts.map((q) => q.time).sort((a, b) => a - b);
+    // Ten starts at five a second are nine gaps of 200 ms: 1.8 s, less the timers' slack.
+    const span = times.at(-1) - times[0];
+    assert.ok(span >= 1600, `10 devices at rate 5 started within ${span} ms`);
+  });
+
+  it("sends a device given twice, or by its id and its name, once; an unknown name fails alone", async function () {
+    await addDevices(env.sim, ["d1"]);
+    const { f1, report, each } = await start(env.sim);
+    f1.receive({
+      payload: ELEMS,
+      devices: ["d1", "lcd-board", "d1", SEED.lcd.id, "no-such-device"],
+    });
+    const r = (await next(report, 15000)).payload;
+    assert.equal(r.total, 3);
+    const d = byDevice(r);
+    assert.deepEqual(Object.keys(d), ["d1", "lcd-board", "no-such-device"]);
+    assert.equal(d.d1.outcome, "complete");
+    assert.equal(d["lcd-board"].outcome, "complete");
+    assert.equal(d["no-such-device"].outcome, "failed");
+    // A server that lists devices has the device's own 404 (as edge-send-command reports it).
+    assert.equal(d["no-such-device"].error, "not-found");
+    assert.equal(await commandsOf(env.sim, "d1"), 1);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 1);
+    const failed = (await collect(each, 3)).find((m) => m.outcome === "failed");
+    assert.equal(failed.device, "no-such-device");
+    assert.equal(failed.edgeError.code, "not-found");
+    assert.equal(failed.command, null);
+  });
+
+  it("fails an unknown name with device-unknown on a server without a device list, the rest unaffected", async function () {
+    await addDevices(env.sim, ["k1", "k2"]);
+    const { f1, report } = await start(env.sim);
+    // The device read of the unknown name and the list it falls back to: both 404.
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: "/device",
+      status: 404,
+      count: 2,
+    });
+    f1.receive({ payload: ELEMS, devices: ["k1", "nobody", "k2"] });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome, d.error]),
+      [
+        ["k1", "complete", null],
+        ["nobody", "failed", "device-unknown"],
+        ["k2", "complete", null],
+      ],
+    );
+    assert.match(byDevice(r).nobody.message, /No device "nobody"/);
+  });
+
+  it("resolves the targets of a dry run and sends nothing", async function () {
+    await addDevices(env.sim, ["dry-1", "dry-2"]);
+    await control(env.sim, "DELETE", "/requests");
+    const { f1, report, each } = await start(env.sim, {
+      devices: "dry-1, {{topic}}",
+      filter: 'name=="lcd-board"',
+    });
+    f1.receive({ payload: ELEMS, topic: "", dryRun: true });
+    const r = (await next(report, 15000)).payload;
+    assert.equal(r.dryRun, true);
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [
+        ["dry-1", "not-sent"],
+        ["lcd-board", "not-sent"],
+      ],
+    );
+    assert.equal(r.notSent, 2);
+    await noMessage(each, 300);
+    const posts = (await control(env.sim, "GET", "/requests?limit=1000")).json.filter(
+      (q) => q.method === "POST",
+    );
+    assert.deepEqual(posts, []);
+    for (const name of ["dry-1", "dry-2", "lcd-board"])
+      assert.equal(await commandsOf(env.sim, name), 0);
+  });
+
+  it("takes the devices a filter lists, and refuses a filter on a server without a device list", async function () {
+    await addDevices(env.sim, ["hall2-a", "hall2-b", "hall3-a"]);
+    const { f1, report, caught } = await start(env.sim, {
+      filter: 'name>="hall2" && name<"hall3"',
+    });
+    f1.receive({ payload: ELEMS });
+    const r = (await next(report, 15000)).payload;
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [
+        ["hall2-a", "complete"],
+        ["hall2-b", "complete"],
+      ],
+    );
+    await control(env.sim, "POST", "/faults", { method: "GET", path: "/device", status: 404 });
+    f1.receive({ payload: ELEMS });
+    const err = await next(caught, 10000);
+    assert.equal(caughtCode(err), "no-device-list");
+    assert.equal(await commandsOf(env.sim, "hall3-a"), 0);
+  });
+
+  it("stops sending on msg.cancel: what was sent is awaited, the rest not sent; the cancel has no output", async function () {
+    const names = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    await addDevices(env.sim, names);
+    const { f1, report, each, caught } = await start(env.sim, {
+      devices: names.join(","),
+      rate: 4,
+    });
+    f1.receive({ payload: ELEMS });
+    await next(each, 10000);
+    f1.receive({ cancel: true });
+    const out = await next(report, 15000);
+    const r = out.payload;
+    assert.equal(r.cancelled, true);
+    assert.equal(r.aborted, false);
+    assert.ok(r.complete >= 1 && r.notSent >= 1, JSON.stringify(r));
+    assert.equal(r.complete + r.notSent, 8);
+    for (const d of r.devices)
+      assert.equal(await commandsOf(env.sim, d.device), d.outcome === "complete" ? 1 : 0);
+    await noMessage(report, 300);
+    assert.equal(caught.received.length, 0);
+  });
+
+  it("cancels a job whose devices are still being resolved: none is sent", async function () {
+    const { f1, report, caught } = await start(env.sim);
+    // The id's look-up (GET /device/<id>) answers late, so the cancel comes during it.
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: `/device/${SEED.lcd.id}`,
+      delayMs: 500,
+    });
+    f1.receive({ payload: ELEMS, devices: [SEED.lcd.id] });
+    await sleep(150);
+    f1.receive({ cancel: true });
+    const r = (await next(report, 10000)).payload;
+    assert.equal(r.cancelled, true);
+    assert.deepEqual(
+      r.devices.map((d) => [d.device, d.outcome]),
+      [["lcd-board", "not-sent"]],
+    );
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 0);
+    assert.equal(caught.received.length, 0);
+  });
+
+  it("runs one job at a time: a message during a job waits for it", async function () {
+    await addDevices(env.sim, ["q1", "q2"]);
+    const { f1, report } = await start(env.sim, { rate: 2 });
+    f1.receive({ payload: ELEMS, devices: ["q1", "q2"], job: "first" });
+    f1.receive({ payload: ELEMS, devices: ["q2"], job: "second" });
+    const [a, b] = await collect(report, 2, 15000);
+    assert.equal(a.payload.job, "first");
+    assert.equal(b.payload.job, "second");
+    assert.ok(b.payload.startedAt >= a.payload.endedAt);
+    assert.equal(await commandsOf(env.sim, "q2"), 2);
+  });
+
+  it("reports bad input to a Catch node before any request", async function () {
+    const { f1, report, caught } = await start(env.sim);
+    await control(env.sim, "DELETE", "/requests");
+    f1.receive({ payload: ELEMS, devices: "lcd-board" });
+    assert.equal(caughtCode(await next(caught)), "bad-devices");
+    f1.receive({ payload: ELEMS, devices: ["lcd-board", { id: 1 }] });
+    assert.equal(caughtCode(await next(caught)), "bad-devices");
+    f1.receive({ payload: "not elems", devices: ["lcd-board"] });
+    assert.equal(caughtCode(await next(caught)), "not-object");
+    f1.receive({ payload: ELEMS });
+    assert.equal(caughtCode(await next(caught)), "device-empty");
+    await sleep(100);
+    assert.equal(report.received.length, 0);
+    assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
+  });
+});

@@ -1,0 +1,156 @@
+// edge-fleet-command across a Node-RED restart in the middle of a job: a real Node-RED process
+// with a `localfilesystem` context store, stopped (as a user stops it, with SIGINT, so the store
+// flushes) and started again on the same user directory. One device's command is created by the
+// server but its answer held back until after the stop, so the job stops while that device is
+// being sent: the restarted job must find the command in the device's :command stream and await
+// it, not send it again. What leaves the node is posted to a collector in this process.
+"use strict";
+const assert = require("node:assert/strict");
+const { control, waitFor, sleep } = require("../support/simulator");
+const {
+  withRestarts,
+  deployFlows,
+  accountNode,
+  postNode,
+  pressInject,
+} = require("../support/node-red-process");
+
+const WAIT = 30000;
+const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
+
+/** Inject i1 into fleet f1; the report is posted to /report, each device's message to /device. */
+function flows(sim, sink, fleetProps = {}) {
+  const post = (id, func, to) => [
+    { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
+    postNode(`p-${id}`, "t1", `${sink.url}${to}`),
+  ];
+  return [
+    { id: "t1", type: "tab", label: "fleet restart" },
+    accountNode(sim),
+    {
+      id: "i1",
+      type: "inject",
+      z: "t1",
+      props: [
+        { p: "payload", v: JSON.stringify({ "/lcd/txt1": "after a restart" }), vt: "json" },
+        { p: "keep", v: "kept", vt: "str" },
+      ],
+      repeat: "",
+      once: false,
+      wires: [["f1"]],
+    },
+    {
+      id: "f1",
+      type: "edge-fleet-command",
+      z: "t1",
+      account: "acc",
+      devices: DEVICES.join("\n"),
+      filter: "",
+      elems: "",
+      ttl: "",
+      rate: 0,
+      concurrency: 2,
+      maxFailures: 0,
+      timeout: "60000",
+      interval: 200,
+      store: "file",
+      wires: [["r1"], ["r2"]],
+      ...fleetProps,
+    },
+    ...post("r1", "msg.payload = { report: msg.payload, keep: msg.keep };\nreturn msg;", "/report"),
+    ...post(
+      "r2",
+      "msg.payload = { device: msg.device, outcome: msg.outcome, id: msg.command && msg.command.id };\nreturn msg;",
+      "/device",
+    ),
+    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
+    ...post("f9", "msg.payload = { message: msg.error.message };\nreturn msg;", "/error"),
+  ];
+}
+
+describe("edge-fleet-command across a Node-RED restart", function () {
+  this.timeout(180000);
+  const env = withRestarts("/report", "/device", "/error");
+
+  const commandsOf = async (name) =>
+    (await control(env.sim, "GET", `/devices/${name}`)).json.streams.command.count;
+
+  /** Five offline devices; the first command is created at once but answered 20 s later. */
+  async function prepare() {
+    for (const name of DEVICES) {
+      const res = await control(env.sim, "POST", "/devices", {
+        name,
+        resources: ["/lcd/txt1"],
+        online: false,
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    await control(env.sim, "POST", "/faults", {
+      method: "POST",
+      path: "/event",
+      answerDelayMs: 20000,
+      count: 1,
+    });
+  }
+
+  /** Concurrency 2: two devices are sent (one still waiting for its answer), three are not. */
+  async function twoSent() {
+    await pressInject(env.red, WAIT);
+    await waitFor(
+      async () => {
+        let sent = 0;
+        for (const name of DEVICES) sent += await commandsOf(name);
+        return sent === 2;
+      },
+      { timeoutMs: WAIT, intervalMs: 100, what: "two commands sent" },
+    );
+    await sleep(300);
+  }
+
+  /** Brings the devices online and checks the one report and the five device messages. */
+  async function checkResumed() {
+    const { sim, sink } = env;
+    for (const name of DEVICES)
+      await control(sim, "PUT", `/devices/${name}/online`, { online: true });
+    await waitFor(() => sink.got["/report"].length >= 1, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: `the report (errors ${JSON.stringify(sink.got["/error"])})\n${env.red?.output().slice(-3000)}`,
+    });
+    const [{ report, keep }] = sink.got["/report"];
+    assert.equal(keep, "kept");
+    assert.equal(report.restored, true);
+    assert.equal(report.total, 5);
+    assert.equal(report.complete, 5, JSON.stringify(report));
+    assert.deepEqual(report.devices.map((d) => d.device).sort(), DEVICES);
+    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
+    await sleep(1500);
+    assert.equal(sink.got["/report"].length, 1);
+    const each = sink.got["/device"];
+    assert.deepEqual(each.map((m) => m.device).sort(), DEVICES);
+    assert.ok(each.every((m) => m.outcome === "complete" && typeof m.id === "string"));
+    assert.deepEqual(sink.got["/error"], []);
+  }
+
+  it("resumes the job after a restart: no device is sent the command twice, the report accounts for each once", async function () {
+    await prepare();
+    await env.startRed();
+    await deployFlows(env.red.url, flows(env.sim, env.sink));
+    await twoSent();
+    await env.stopRed();
+    assert.deepEqual(env.sink.got["/report"], []);
+    assert.deepEqual(env.sink.got["/device"], []);
+    await env.startRed();
+    await checkResumed();
+  });
+
+  it("resumes the job after a full redeploy with Node-RED's default store", async function () {
+    await prepare();
+    await env.startRed();
+    const nodes = flows(env.sim, env.sink, { store: "" });
+    await deployFlows(env.red.url, nodes);
+    await twoSent();
+    await deployFlows(env.red.url, nodes);
+    await checkResumed();
+  });
+});

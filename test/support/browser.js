@@ -1,0 +1,68 @@
+// The editor of an `npm start` demo in Debian's chromium through playwright-core, for the browser
+// specs: launched headless in a fresh profile, every console error and page error recorded, and
+// the editor loaded with the package's palette category shown. Without chromium the calling spec
+// is skipped, or fails with EDGE_REQUIRE_BROWSER=1.
+"use strict";
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Skips the mocha context `ctx` (a before hook's this) when there is no chromium to run. */
+function requireChromium(ctx) {
+  if (fs.existsSync(CHROMIUM)) return;
+  const why =
+    `no chromium at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set ` +
+    "EDGE_CHROMIUM to a Chromium binary";
+  if (process.env.EDGE_REQUIRE_BROWSER === "1") throw new Error(why);
+  console.log(`      skipped: ${why}; set EDGE_REQUIRE_BROWSER=1 to make this an error`);
+  ctx.skip();
+}
+
+/**
+ * Opens `url` (the demo's editor) in a new headless chromium; resolves with {page, errors,
+ * close()}, `errors` collecting what the page logs as an error or throws.
+ */
+async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
+  const { chromium } = require("playwright-core");
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1600, height: 900 },
+    locale,
+  });
+  const errors = [];
+  const close = async () => {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(wait);
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    page.on("pageerror", (err) => errors.push(String(err)));
+    await page.goto(url);
+    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+    return { page, errors, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+module.exports = { requireChromium, openEditorPage };

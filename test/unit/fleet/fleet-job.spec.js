@@ -1,0 +1,146 @@
+// nodes/lib/fleet: a job resumed with a device left "sending" (stopped between its POST and the
+// record of the answer), the record's check, and the one-job-at-a-time queue. Against the
+// simulator, through the real client, inbox poller and device names.
+"use strict";
+const assert = require("node:assert/strict");
+const { lib } = require("../../support/lib");
+const { api, control, useSimulator } = require("../../support/simulator");
+
+const { FleetJob } = lib("fleet/fleet-job");
+const { checkJobRecord } = lib("fleet/job");
+const { Turns } = lib("fleet/turns");
+const { InboxPoller } = lib("commands/inbox-poller");
+const { DeviceNames } = lib("device/names");
+
+const ELEMS = { "/lcd/txt1": "resumed" };
+
+function record(devices) {
+  return {
+    v: 1,
+    job: "j1",
+    startedAt: Date.now(),
+    settings: {
+      elems: ELEMS,
+      timeoutMs: 5000,
+      intervalMs: 50,
+      rate: 0,
+      concurrency: 10,
+      maxFailures: 0,
+    },
+    devices,
+    msg: "{}",
+  };
+}
+
+/** Runs the job to its end; resolves with the record and what the hooks heard. */
+function run(client, job) {
+  const poller = new InboxPoller(client);
+  const heard = { saves: 0, devices: [] };
+  return new Promise((resolve) => {
+    const fleet = new FleetJob(
+      job,
+      { client, names: new DeviceNames(client), poller },
+      {},
+      {
+        save: () => heard.saves++,
+        device: (r) => heard.devices.push(r),
+        progress: () => {},
+        end: () => {
+          poller.close();
+          resolve(heard);
+        },
+        describe: (err) => err.message,
+      },
+    );
+    fleet.start();
+  });
+}
+
+const commandsOf = async (sim, name) =>
+  (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
+
+describe("unit: fleet/fleet-job", function () {
+  const env = useSimulator({ commandDelayMs: 5 });
+
+  it("should await, not send again, a device left sending whose command the server took", async function () {
+    const sentAt = Date.now();
+    const posted = await api(env.sim, "POST", "/event", {
+      body: { path: "/demo/devices/lcd-board/:command", elems: ELEMS },
+    });
+    assert.equal(posted.status, 201, posted.text);
+    const job = record([{ device: "lcd-board", state: "sending", sentAt }]);
+    const heard = await run(env.client(), job);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 1);
+    const [d] = job.devices;
+    assert.equal(d.outcome, "complete");
+    assert.equal(d.commandId, posted.json.body.id);
+    assert.equal(heard.devices.length, 1);
+  });
+
+  it("should send a device left sending whose command is not in its stream", async function () {
+    // An older command with the same elems is not this job's: it was made before the send.
+    await api(env.sim, "POST", "/event", {
+      body: { path: "/demo/devices/lcd-board/:command", elems: ELEMS },
+    });
+    const job = record([{ device: "lcd-board", state: "sending", sentAt: Date.now() + 60_000 }]);
+    await run(env.client(), job);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 2);
+    assert.equal(job.devices[0].outcome, "complete");
+  });
+
+  it("should not send again, and fail with send-uncertain, when the stream cannot be read", async function () {
+    await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", status: 500 });
+    const job = record([{ device: "lcd-board", state: "sending", sentAt: Date.now() }]);
+    await run(env.client(), job);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 0);
+    assert.equal(job.devices[0].outcome, "failed");
+    assert.equal(job.devices[0].error, "send-uncertain");
+  });
+
+  it("should record a device as sending, and save, before its POST", async function () {
+    const job = record([{ device: "lcd-board", state: "pending" }]);
+    const states = [];
+    const client = env.client();
+    const create = client.createEventByPath.bind(client);
+    client.createEventByPath = (...args) => {
+      states.push(job.devices[0].state);
+      return create(...args);
+    };
+    const heard = await run(client, job);
+    assert.deepEqual(states, ["sending"]);
+    assert.ok(heard.saves >= 3, "saved at sending, sent and ended");
+    assert.equal(job.devices[0].outcome, "complete");
+  });
+
+  it("should check a saved record field by field", function () {
+    assert.equal(checkJobRecord(record([])).ok, true);
+    assert.deepEqual(checkJobRecord({ ...record([]), v: 2 }), { ok: false, field: "v" });
+    assert.deepEqual(checkJobRecord(record([{ device: "a", state: "sent" }])), {
+      ok: false,
+      field: "devices",
+    });
+    assert.deepEqual(checkJobRecord(record([{ device: "a", state: "ended" }])), {
+      ok: false,
+      field: "devices",
+    });
+    const bad = record([]);
+    bad.settings.rate = "5";
+    assert.deepEqual(checkJobRecord(bad), { ok: false, field: "settings" });
+  });
+
+  it("should give turns in order and refuse one past the queue", async function () {
+    const turns = new Turns(1);
+    const signal = new AbortController().signal;
+    assert.equal(await turns.take(signal), true);
+    const second = turns.take(signal);
+    assert.throws(() => turns.take(signal), { code: "queue-full" });
+    turns.release();
+    assert.equal(await second, true);
+    const aborted = new AbortController();
+    const third = turns.take(aborted.signal);
+    aborted.abort();
+    assert.equal(await third, false);
+    turns.release();
+    assert.equal(await turns.take(signal), true);
+  });
+});
