@@ -142,6 +142,15 @@ describe("the editor in a browser", function () {
     await showTab(node.tab);
     await page.locator(`[id="${node.id}"] rect.red-ui-flow-node`).dblclick();
     await page.waitForSelector("#node-dialog-ok", { state: "visible" });
+    // Its buttons show while the tray still slides in: Node-RED then shows it and focuses its
+    // first field (150 ms on). On Node-RED 5 text typed into a field before that was once found
+    // in front of the node's own value ("pu" + "lcd-board"): type only into a dialog that is open.
+    await page.waitForFunction(() => {
+      const tray = [...document.querySelectorAll(".red-ui-tray")].at(-1);
+      return (
+        !!tray && tray.contains(document.activeElement) && getComputedStyle(tray).right === "0px"
+      );
+    });
   }
 
   async function closeEditor(button = "#node-dialog-cancel") {
@@ -183,9 +192,20 @@ describe("the editor in a browser", function () {
     assert.match(await result.innerText(), expected);
   }
 
+  /**
+   * Shows a sidebar tab by its button, as a user does. Node-RED 4 has a bar of link buttons
+   * (#red-ui-tab-<id>-link-button, its tab then .active), and a click always shows the tab.
+   * Node-RED 5 rebuilt the sidebar into bars of icon buttons (button[data-tab-id="<id>"], .selected
+   * while its tab shows), and a click on the button of a tab already showing hides it: the debug
+   * tab shows from the start there, under the info tab. So the button is clicked only when its
+   * tab is not showing.
+   */
   async function showSidebar(name) {
-    await page.locator(`#red-ui-tab-${name}-link-button`).click();
-    await page.waitForSelector(`#red-ui-tab-${name}.active`);
+    const v5 = `button[data-tab-id="${name}"]`;
+    const showing = `#red-ui-tab-${name}.active, ${v5}.selected`;
+    if ((await page.locator(showing).count()) === 0)
+      await page.locator(`#red-ui-tab-${name}-link-button, ${v5}`).first().click();
+    await page.waitForSelector(showing);
   }
 
   async function showHelpFor(type) {
@@ -554,6 +574,8 @@ describe("the editor in a browser", function () {
     const input = page.locator(selector);
     await input.fill("");
     await input.pressSequentially(text);
+    // What the list is asked for: a field holding more than the text typed lists nothing.
+    assert.equal(await input.inputValue(), text);
     await page.waitForFunction(
       (want) =>
         [...document.querySelectorAll(".red-ui-autoComplete-container li")].some((li) =>
