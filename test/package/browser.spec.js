@@ -8,13 +8,12 @@
 /* global document, getComputedStyle, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
 const { tempDir } = require("../support/temp");
+const { openEditorPage, requireChromium } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
-const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
 const SHOTS =
   process.env.UPDATE_SCREENSHOTS === "1"
     ? path.join(ROOT, "docs", "screenshots")
@@ -27,16 +26,6 @@ const FLOW_TYPES = [
   "edge-await-command",
   "edge-watch-events",
   "edge-fleet-command",
-];
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
 ];
 const WAIT = 15000;
 
@@ -79,46 +68,22 @@ describe("the editor in a browser", function () {
   let demo;
   let context;
   let page;
-  let profile;
+  /** The browser of openEditorPage (support/browser.js): its errors and close(). */
+  let browser;
   let restricted;
-  /** Every error the page logged or threw, for the last test. */
-  const consoleErrors = [];
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      const why =
-        `no chromium at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set ` +
-        "EDGE_CHROMIUM to a Chromium binary";
-      if (process.env.EDGE_REQUIRE_BROWSER === "1") throw new Error(why);
-      console.log(`      skipped: ${why}; set EDGE_REQUIRE_BROWSER=1 to make this an error`);
-      this.skip();
-    }
-    const { chromium } = require("playwright-core");
+    requireChromium(this);
     demo = await startDemo();
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1600, height: 900 },
-      locale: "en-US",
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(WAIT);
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("pageerror", (err) => consoleErrors.push(String(err)));
     fs.mkdirSync(SHOTS, { recursive: true });
-    await page.goto(demo.editorUrl);
-    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+    browser = await openEditorPage(demo.editorUrl, { wait: WAIT });
+    ({ page, context } = browser);
   });
 
   after(async function () {
-    await context?.close();
+    await browser?.close();
     await restricted?.close();
     await demo?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -1214,7 +1179,7 @@ describe("the editor in a browser", function () {
   });
 
   it("should have logged no error in the browser console", function () {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(browser.errors, []);
   });
 
   /** Polls the admin API until `pick(flows)` finds something. */

@@ -9,27 +9,16 @@
 /* global document, RED -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
 const { tempDir } = require("../support/temp");
+const { openEditorPage, requireChromium } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
-const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
 const SHOTS =
   process.env.UPDATE_SCREENSHOTS === "1"
     ? path.join(ROOT, "docs", "screenshots")
     : tempDir("edgewire-screenshots-");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const WAIT = 20000;
 /** Example 02's "text → complete" inject: it feeds the send and await nodes. */
 const SEND_INJECT = "e5a1c0d000000003";
@@ -43,8 +32,8 @@ describe("the edge devices sidebar in a browser", function () {
   let demo;
   let context;
   let page;
-  let profile;
-  const consoleErrors = [];
+  /** The browser of openEditorPage (support/browser.js): its errors and close(). */
+  let browser;
 
   const control = (method, p, body) =>
     fetch(`${demo.simUrl}/_sim${p}`, {
@@ -93,31 +82,11 @@ describe("the edge devices sidebar in a browser", function () {
   }
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      const why = `no chromium at ${CHROMIUM} (Debian: apt-get install chromium)`;
-      if (process.env.EDGE_REQUIRE_BROWSER === "1") throw new Error(why);
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
-    const { chromium } = require("playwright-core");
+    requireChromium(this);
     demo = await startDemo();
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1600, height: 900 },
-      locale: "en-US",
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(WAIT);
-    page.on("console", (m) => {
-      if (m.type() === "error") consoleErrors.push(m.text());
-    });
-    page.on("pageerror", (err) => consoleErrors.push(String(err)));
     fs.mkdirSync(SHOTS, { recursive: true });
-    await page.goto(demo.editorUrl);
-    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+    browser = await openEditorPage(demo.editorUrl, { wait: WAIT });
+    ({ page, context } = browser);
 
     // The LCD board offline: its command stays pending. A ttl and a timeout of 10 minutes instead
     // of the example's 10 s keep the wait while the test looks at it (the simulator faults a
@@ -131,9 +100,8 @@ describe("the edge devices sidebar in a browser", function () {
   });
 
   after(async function () {
-    await context?.close();
+    await browser?.close();
     await demo?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   it("shows the pending command, the watch and the 429 wait of the throttled account", async function () {
@@ -310,6 +278,6 @@ describe("the edge devices sidebar in a browser", function () {
   });
 
   it("should have logged no error in the browser console", function () {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(browser.errors, []);
   });
 });

@@ -31,8 +31,9 @@ function requireChromium(ctx) {
 }
 
 /**
- * Opens `url` (the demo's editor) in a new headless chromium; resolves with {page, errors,
- * close()}, `errors` collecting what the page logs as an error or throws.
+ * Opens `url` (the demo's editor) in a new headless chromium; resolves with {page, context,
+ * errors, close()}, `errors` collecting what the page logs as an error or throws, `context` for
+ * more pages of the same browser.
  */
 async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
   const { chromium } = require("playwright-core");
@@ -58,7 +59,7 @@ async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
     page.on("pageerror", (err) => errors.push(String(err)));
     await page.goto(url);
     await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
-    return { page, errors, close };
+    return { page, context, errors, close };
   } catch (err) {
     await close();
     throw err;
