@@ -27,6 +27,29 @@ function assertNoTokenPiece(text, token, where) {
   }
 }
 
+/**
+ * A comms socket of the editor logged in with `token`, subscribed to the sidebar's topic unless
+ * told not to; `got` collects the sidebar's messages it receives.
+ */
+async function openComms(redUrl, token, { subscribe = true } = {}) {
+  const ws = new WebSocket(`${redUrl.replace(/^http/, "ws")}/comms`);
+  const got = [];
+  let authed = false;
+  ws.on("message", (d) => {
+    // An array of messages, or one object ({auth: "ok"}).
+    for (const m of [JSON.parse(String(d))].flat()) {
+      if (m.auth === "ok") authed = true;
+      if (m.topic === "edgewire/sidebar") got.push(m);
+    }
+  });
+  await new Promise((resolve) => ws.on("open", resolve));
+  ws.send(JSON.stringify({ auth: token }));
+  // Node-RED closes a socket that subscribes before its login is checked.
+  await waitFor(() => authed, { what: "the login" });
+  if (subscribe) ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
+  return { ws, got };
+}
+
 describe("reliability: the edge devices sidebar under adminAuth", function () {
   this.timeout(60000);
   let red;
@@ -200,19 +223,7 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
     assert.equal(last.offset, Math.floor((end - 1) / 50) * 50);
 
     // A subscribe with the page answers its snapshot, and comms carries it with its view.
-    const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
-    const got = [];
-    let authed = false;
-    ws.on("message", (d) => {
-      for (const m of [JSON.parse(String(d))].flat()) {
-        if (m.auth === "ok") authed = true;
-        if (m.topic === "edgewire/sidebar") got.push(m);
-      }
-    });
-    await new Promise((resolve) => ws.on("open", resolve));
-    ws.send(JSON.stringify({ auth: reader }));
-    await waitFor(() => authed, { what: "the login" });
-    ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
+    const { ws, got } = await openComms(red.url, reader);
     try {
       const sub = await (
         await post("subscribe", reader, {
@@ -295,20 +306,7 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
     await new Promise((resolve) => anonymous.on("open", resolve));
     anonymous.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
 
-    const ws = new WebSocket(wsUrl);
-    const got = [];
-    ws.on("message", (d) => {
-      // An array of messages, or one object ({auth: "ok"}).
-      for (const m of [JSON.parse(String(d))].flat())
-        if (m.topic === "edgewire/sidebar") got.push(m);
-    });
-    await new Promise((resolve) => ws.on("open", resolve));
-    const authed = [];
-    ws.on("message", (d) => authed.push(String(d)));
-    ws.send(JSON.stringify({ auth: reader }));
-    // Node-RED closes a socket that subscribes before its login is checked.
-    await waitFor(() => authed.some((m) => m.includes('"auth":"ok"')), { what: "the login" });
-    ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
+    const { ws, got } = await openComms(red.url, reader);
     try {
       assert.equal((await post("subscribe", reader)).status, 200);
       await waitFor(() => got.length > 0, { timeoutMs: 5000, what: "a published snapshot" });
@@ -328,24 +326,8 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
   it("publishes nothing to a comms connection whose user may not read the account", async function () {
     const statusOnly = await login(red, "status", "status-pass", "status.read");
     assert.equal((await get(statusOnly)).status, 401);
-    const open = async (token) => {
-      const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
-      const got = [];
-      let authed = false;
-      ws.on("message", (d) => {
-        for (const m of [JSON.parse(String(d))].flat()) {
-          if (m.auth === "ok") authed = true;
-          if (m.topic === "edgewire/sidebar") got.push(m);
-        }
-      });
-      await new Promise((resolve) => ws.on("open", resolve));
-      ws.send(JSON.stringify({ auth: token }));
-      await waitFor(() => authed, { what: "the login" });
-      ws.send(JSON.stringify({ subscribe: "edgewire/sidebar" }));
-      return { ws, got };
-    };
-    const outsider = await open(statusOnly);
-    const insider = await open(reader);
+    const outsider = await openComms(red.url, statusOnly);
+    const insider = await openComms(red.url, reader);
     try {
       assert.equal((await post("subscribe", reader)).status, 200);
       // A change, so that a snapshot is published while both are connected.
@@ -363,18 +345,7 @@ describe("reliability: the edge devices sidebar under adminAuth", function () {
   });
 
   it("stops publishing once the subscribes stop", async function () {
-    const ws = new WebSocket(`${red.url.replace(/^http/, "ws")}/comms`);
-    const got = [];
-    let authed = false;
-    ws.on("message", (d) => {
-      for (const m of [JSON.parse(String(d))].flat()) {
-        if (m.auth === "ok") authed = true;
-        if (m.topic === "edgewire/sidebar") got.push(m);
-      }
-    });
-    await new Promise((resolve) => ws.on("open", resolve));
-    ws.send(JSON.stringify({ auth: reader }));
-    await waitFor(() => authed, { what: "the login" });
+    const { ws, got } = await openComms(red.url, reader, { subscribe: false });
     try {
       // The last subscribe was in the test before; the runtime publishes for 15 s after it.
       await waitFor(
