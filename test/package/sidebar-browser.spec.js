@@ -76,6 +76,23 @@ describe("the edge devices sidebar in a browser", function () {
     assert.equal(res.status, 200);
   }
 
+  /**
+   * Shows another tab than the node's, clicks the node's link in `row` and waits for the node's
+   * tab: only the click can have brought it.
+   */
+  async function revealsFromRow(nodeId, row) {
+    await page.evaluate((id) => {
+      const z = RED.nodes.node(id).z;
+      let other;
+      RED.nodes.eachWorkspace((ws) => {
+        if (ws.id !== z) other ??= ws.id;
+      });
+      RED.workspaces.show(other);
+    }, nodeId);
+    await row.locator(".edge-sidebar-node").click();
+    await page.waitForFunction((id) => RED.workspaces.active() === RED.nodes.node(id).z, nodeId);
+  }
+
   async function openTab(p) {
     await p.evaluate(() => RED.sidebar.show("edge-devices"));
     await p.waitForSelector(".edge-sidebar-account", { state: "visible" });
@@ -145,20 +162,9 @@ describe("the edge devices sidebar in a browser", function () {
   });
 
   it("reveals the await node when its link in a row is clicked", async function () {
-    // Another tab shown first, so that only the click can bring the node's tab.
-    await page.evaluate((id) => {
-      const z = RED.nodes.node(id).z;
-      let other;
-      RED.nodes.eachWorkspace((ws) => {
-        if (ws.id !== z) other ??= ws.id;
-      });
-      RED.workspaces.show(other);
-    }, AWAIT_NODE);
-    const wait = page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" });
-    await wait.locator(".edge-sidebar-node").click();
-    await page.waitForFunction(
-      (id) => RED.workspaces.active() === RED.nodes.node(id).z,
+    await revealsFromRow(
       AWAIT_NODE,
+      page.locator(".edge-sidebar-wait", { hasText: "pending on an offline board" }),
     );
   });
 
@@ -223,19 +229,9 @@ describe("the edge devices sidebar in a browser", function () {
   });
 
   it("reveals the fleet node from its job's row", async function () {
-    await page.evaluate((id) => {
-      const z = RED.nodes.node(id).z;
-      let other;
-      RED.nodes.eachWorkspace((ws) => {
-        if (ws.id !== z) other ??= ws.id;
-      });
-      RED.workspaces.show(other);
-    }, FLEET_NODE);
-    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
-    await job.locator(".edge-sidebar-node").click();
-    await page.waitForFunction(
-      (id) => RED.workspaces.active() === RED.nodes.node(id).z,
+    await revealsFromRow(
       FLEET_NODE,
+      page.locator(".edge-sidebar-job", { hasText: "shift target 120" }),
     );
   });
 
