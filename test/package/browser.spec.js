@@ -11,7 +11,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
 const { tempDir } = require("../support/temp");
-const { openEditorPage, requireChromium } = require("../support/browser");
+const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
 const SHOTS =
@@ -88,20 +88,7 @@ describe("the editor in a browser", function () {
 
   const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
-  async function showTab(label) {
-    // A second click on the active tab within the double-click time opens the flow's dialog.
-    // Clicking the tab hit that trap now and then (the flow's tray opened and its shade then
-    // blocked every later click), so the tab is shown through the editor's own API.
-    if (await page.locator(`#red-ui-workspace-tabs li.active[flowname="${label}"]`).count()) return;
-    await page.evaluate((name) => {
-      let id;
-      RED.nodes.eachWorkspace((ws) => {
-        if (ws.label === name) id = ws.id;
-      });
-      RED.workspaces.show(id);
-    }, label);
-    await page.waitForSelector(`#red-ui-workspace-tabs li.active[flowname="${label}"]`);
-  }
+  const showTab = (label) => showBrowserTab(page, label);
 
   async function openEditor(node) {
     await showTab(node.tab);

@@ -9,7 +9,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
-const { openEditorPage, requireChromium } = require("../support/browser");
+const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
 const MODULE = require("../../package.json").name;
@@ -37,16 +37,7 @@ describe("the fleet command's dialog in a browser", function () {
     await demo?.stop();
   });
 
-  async function showTab(label) {
-    await page.evaluate((name) => {
-      let id;
-      RED.nodes.eachWorkspace((ws) => {
-        if (ws.label === name) id = ws.id;
-      });
-      RED.workspaces.show(id);
-    }, label);
-    await page.waitForSelector(`#red-ui-workspace-tabs li.active[flowname="${label}"]`);
-  }
+  const showTab = (label) => showBrowserTab(page, label);
 
   /**
    * Waits until the list offers exactly these devices, in this order: each key typed starts a

@@ -2,6 +2,7 @@
 // specs: launched headless in a fresh profile, every console error and page error recorded, and
 // the editor loaded with the package's palette category shown. Without chromium the calling spec
 // is skipped, or fails with EDGE_REQUIRE_BROWSER=1.
+/* global RED -- showTab runs its callback inside the editor page */
 "use strict";
 const fs = require("node:fs");
 const os = require("node:os");
@@ -66,4 +67,22 @@ async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
   }
 }
 
-module.exports = { requireChromium, openEditorPage };
+/**
+ * Shows the flow tab named `label` in the editor of `page`. Through the editor's own API: a second
+ * click on the active tab within the double-click time opens the flow's dialog, whose shade then
+ * blocked every later click.
+ */
+async function showTab(page, label) {
+  const active = `#red-ui-workspace-tabs li.active[flowname="${label}"]`;
+  if (await page.locator(active).count()) return;
+  await page.evaluate((name) => {
+    let id;
+    RED.nodes.eachWorkspace((ws) => {
+      if (ws.label === name) id = ws.id;
+    });
+    RED.workspaces.show(id);
+  }, label);
+  await page.waitForSelector(active);
+}
+
+module.exports = { requireChromium, openEditorPage, showTab };
