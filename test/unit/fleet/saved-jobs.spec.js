@@ -4,22 +4,8 @@
 // deploy changing the node's Store moves its jobs to the new store.
 "use strict";
 const assert = require("node:assert/strict");
+const { twoStores } = require("../../support/context-stores");
 const { JobStore, KeptJobs } = require("../../../dist/nodes/edge-fleet-command/saved-jobs.js");
-
-/** A node context with two stores, as Node-RED's with contextStorage `a` and `b`. */
-function twoStores() {
-  const stores = { a: new Map(), b: new Map() };
-  const context = {
-    keys: (store, cb) => cb(null, [...stores[store].keys()]),
-    get: (key, store, cb) => cb(null, stores[store].get(key)),
-    set(key, value, store, cb) {
-      if (value === undefined) stores[store].delete(key);
-      else stores[store].set(key, value);
-      cb(null);
-    },
-  };
-  return { node: { context: () => context }, stores };
-}
 
 function job(name, startedAt = Date.now()) {
   return {

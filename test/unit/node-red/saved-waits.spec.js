@@ -4,6 +4,7 @@
 // Node-RED's own memory context, through the test helper.
 "use strict";
 const assert = require("node:assert/strict");
+const { twoStores } = require("../../support/context-stores");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
@@ -278,20 +279,6 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
 });
 
 describe("unit: node-red/saved-waits, when a deploy changes the node's Store", function () {
-  /** A node context with two stores, as Node-RED's with contextStorage `a` and `b`. */
-  function twoStores() {
-    const stores = { a: new Map(), b: new Map() };
-    const context = {
-      keys: (store, cb) => cb(null, [...stores[store].keys()]),
-      get: (key, store, cb) => cb(null, stores[store].get(key)),
-      set(key, value, store, cb) {
-        if (value === undefined) stores[store].delete(key);
-        else stores[store].set(key, value);
-        cb(null);
-      },
-    };
-    return { node: { context: () => context }, stores };
-  }
   const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
   it("should move the pending waits to the new store and leave none in the old one", async function () {
