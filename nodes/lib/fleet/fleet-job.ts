@@ -76,7 +76,7 @@ export class FleetJob {
     this.rollout = new Rollout(
       record,
       record.settings,
-      (d) => this.run(d),
+      (d) => this.runGuarded(d),
       () => {
         hooks.end();
       },
@@ -103,6 +103,19 @@ export class FleetJob {
 
   get stopping(): boolean {
     return this.rollout.stopping;
+  }
+
+  /**
+   * One device's run, whatever throws in it (a bug, a hook of the node): the device ends with that
+   * error and the job goes on. A run that never settled would hold the job, and every job queued
+   * on the node behind it, for good (issue 28: one device's too-deep answer did).
+   */
+  private async runGuarded(d: DeviceRecord): Promise<void> {
+    try {
+      await this.run(d);
+    } catch (err) {
+      if (!this.closed && d.state !== "ended") this.fail(d, err);
+    }
   }
 
   private async run(d: DeviceRecord): Promise<void> {
@@ -247,8 +260,15 @@ export class FleetJob {
         },
         (outcome) => {
           this.waits.delete(wait);
-          if (outcome.kind !== "cancelled") this.ended(d, outcome);
-          resolve();
+          // Called by the account's inbox poller: a throw here must neither reach it (the other
+          // waits on the inbox would lose their markers) nor leave this device's run unsettled.
+          try {
+            if (outcome.kind !== "cancelled") this.ended(d, outcome);
+          } catch (err) {
+            if (d.state !== "ended") this.fail(d, err);
+          } finally {
+            resolve();
+          }
         },
       );
       this.waits.add(wait);
@@ -272,8 +292,7 @@ export class FleetJob {
   }
 
   private fail(d: DeviceRecord, err: unknown): void {
-    const error =
-      err instanceof EdgeError ? err : new EdgeError("internal", { detail: String(err) });
+    const error = asEdgeError(err);
     this.finish(d, "failed", Math.max(0, Date.now() - (d.sentAt ?? Date.now())), error, null, []);
   }
 
@@ -296,9 +315,28 @@ export class FleetJob {
     this.hooks.save(this.record);
     const { client } = this.services;
     const command = commandOf(d, this.record, () => client.streamPath(d.device, ":command"));
-    this.hooks.device({ record: d, command, marker, markers });
+    try {
+      this.hooks.device({ record: d, command, marker, markers });
+    } catch (err) {
+      // Its message could not go out with the device's markers (nested deeper than Node-RED can
+      // copy: too-deep-msg, refused before any wire had it): it goes without them and with the
+      // error, as edge-await-command ends such an answer, and the report says it too.
+      const error = asEdgeError(err);
+      d.error = error.code;
+      d.message = this.hooks.describe(error);
+      this.hooks.save(this.record);
+      try {
+        this.hooks.device({ record: d, command, marker: null, markers: [] });
+      } catch {
+        // Its outcome and error are in the record, and so in the job's report.
+      }
+    }
     this.hooks.progress();
   }
+}
+
+function asEdgeError(err: unknown): EdgeError {
+  return err instanceof EdgeError ? err : new EdgeError("internal", { detail: String(err) });
 }
 
 /**
