@@ -14,7 +14,7 @@ import { FleetJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
 import { countsOf } from "../lib/fleet/job";
-import type { DeviceRecord, JobRecord, JobSettings } from "../lib/fleet/job";
+import type { DeviceRecord, JobRecord, JobSettings, QueuedPlan } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
 import { registerJob } from "../lib/account/jobs";
 import type { JobView } from "../lib/account/jobs";
@@ -117,6 +117,18 @@ function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
   return { given, filter, settings, dryRun: msg.dryRun === true, job };
 }
 
+/** The plan of a job saved while it was queued, as planOf() made it then. */
+function planOfQueued(job: JobRecord): Plan {
+  const q = job.queued as QueuedPlan;
+  return {
+    given: q.given,
+    filter: q.filter,
+    settings: job.settings,
+    dryRun: q.dryRun,
+    job: job.job,
+  };
+}
+
 /** A running job as the sidebar lists it; computed only when an editor has the sidebar open. */
 function viewOf(job: JobRecord, restored: boolean): JobView {
   const c = countsOf(job.devices);
@@ -206,8 +218,12 @@ export = function (RED: NodeAPI): void {
       },
       mayResume: () => !closing && !invalid,
       resume: (records) => {
-        // Oldest first: they queue for their turn in the order they started.
-        records.sort((a, b) => a.job.startedAt - b.job.startedAt);
+        // The job that was running first, then the queued ones in the order they came.
+        records.sort(
+          (a, b) =>
+            Number(a.job.queued !== undefined) - Number(b.job.queued !== undefined) ||
+            a.job.startedAt - b.job.startedAt,
+        );
         for (const r of records) {
           restoring.set(r.msg, r);
           receive(r.msg);
@@ -317,11 +333,64 @@ export = function (RED: NodeAPI): void {
       }
       const resumed = restoring.get(msg);
       restoring.delete(msg);
-      const plan = resumed ? undefined : planOf(msg, def);
-      if (!(await turns.take(ctx.signal))) return null;
+      if (resumed && !resumed.job.queued) {
+        // A job that was running: its devices go on from where they stood.
+        if (!(await turns.take(ctx.signal))) return null;
+        try {
+          return await runJob(resumed.key, resumed.job, true, msg, ctx);
+        } finally {
+          current = undefined;
+          turns.release();
+        }
+      }
+      const plan = resumed?.job.queued ? planOfQueued(resumed.job) : planOf(msg, def);
+      // Throws queue-full before anything is saved.
+      const turn = turns.take(ctx.signal);
+      // Saved while it waits for its turn and resolves its devices: after a redeploy or a restart
+      // meanwhile it comes back and runs on the node that takes over (it used to vanish).
+      const key = resumed?.key ?? saved.newKey();
+      const record = resumed?.job ?? queuedRecord(plan, msg);
+      saved.save(key, record);
       try {
-        if (resumed) return await runJob(resumed.key, resumed.job, true, msg, ctx);
-        if (!plan) return null;
+        return await startJob(key, plan, record, resumed !== undefined, msg, ctx, turn);
+      } finally {
+        // A closing node leaves it saved, to resume; otherwise it has ended (a report, an error).
+        if (!ctx.signal.aborted) saved.remove(key);
+      }
+    };
+
+    /** A new job's saved record while it is queued: its plan and its message. */
+    const queuedRecord = (plan: Plan, msg: NodeMessageInFlow): JobRecord => {
+      const { json, dropped } = serializeMessage(msg);
+      if (dropped.length > 0)
+        warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
+      return {
+        v: 1,
+        job: plan.job,
+        startedAt: Date.now(),
+        settings: plan.settings,
+        devices: [],
+        msg: json,
+        queued: {
+          given: plan.given,
+          ...(plan.filter ? { filter: plan.filter } : {}),
+          dryRun: plan.dryRun,
+        },
+      };
+    };
+
+    /** Waits for its turn, resolves the devices and runs the job (or reports the dry run). */
+    const startJob = async (
+      key: string,
+      plan: Plan,
+      queued: JobRecord,
+      restored: boolean,
+      msg: NodeMessageInFlow,
+      ctx: InputContext,
+      turn: Promise<boolean>,
+    ): Promise<Result | null> => {
+      if (!(await turn)) return null;
+      try {
         const { client, names } = accountOf(RED, def.account);
         resolving = true;
         ctx.busy();
@@ -347,16 +416,14 @@ export = function (RED: NodeAPI): void {
             d.state = "ended";
             d.outcome = "not-sent";
           }
-          msg.payload = reportOf(record, { restored: false, dryRun: true, endedAt: Date.now() });
+          msg.payload = reportOf(record, { restored, dryRun: true, endedAt: Date.now() });
+          if (restored) msg.restored = true;
           return {
             send: [msg, null],
             status: t("edge-fleet-command.status.dryRun", { total: devices.length }),
           };
         }
-        const { json, dropped } = serializeMessage(msg);
-        if (dropped.length > 0)
-          warn(t("edge-fleet-command.warn.unsaved", { props: dropped.join(", ") }));
-        record.msg = json;
+        record.msg = queued.msg;
         // A device whose id could not be looked up has its outcome already: its message goes
         // now, as every other device's goes when its outcome is known (never again on a resume).
         for (const d of devices)
@@ -364,7 +431,7 @@ export = function (RED: NodeAPI): void {
         // Cancelled while its devices were being resolved: it reports them all not sent.
         if (cancelAsked) record.stopped = "cancelled";
         resolving = false;
-        return await runJob(saved.newKey(), record, false, msg, ctx);
+        return await runJob(key, record, restored, msg, ctx);
       } finally {
         current = undefined;
         resolving = false;

@@ -3,8 +3,12 @@
 // answer COMMAND_FAULT), some offline (they never answer).
 "use strict";
 const assert = require("node:assert/strict");
-const { control, sleep } = require("../support/simulator");
+const { control, sleep, waitFor } = require("../support/simulator");
 const {
+  helper,
+  load,
+  account,
+  CORE,
   next,
   collect,
   noMessage,
@@ -13,7 +17,7 @@ const {
   withRedAndSimulator,
 } = require("../support/red");
 const { getEventListeners } = require("node:events");
-const { startFlow } = require("../support/flow");
+const { startFlow, TAB } = require("../support/flow");
 const { SEED } = require("../support/seed");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
@@ -63,6 +67,40 @@ async function start(sim, props = {}, account = { rate: 0, concurrency: 16 }) {
     { account, extraTypes: [FLEET] },
   );
   return { f1: get("f1"), report: get("report"), each: get("each"), caught: get("caught") };
+}
+
+/** The flow of start() as nodes and credentials, for a test that deploys it again. */
+function fleetFlow(sim, props = {}) {
+  const acc = account(sim, { z: TAB, rate: 0, concurrency: 16 });
+  return {
+    nodes: [
+      { id: TAB, type: "tab" },
+      acc.node,
+      {
+        id: "f1",
+        z: TAB,
+        type: "edge-fleet-command",
+        account: "acc",
+        devices: "",
+        filter: "",
+        elems: "",
+        ttl: "",
+        rate: 0,
+        concurrency: 10,
+        maxFailures: 0,
+        timeout: "5000",
+        interval: 50,
+        store: "",
+        wires: [["report"], ["each"]],
+        ...props,
+      },
+      { id: "report", z: TAB, type: "helper" },
+      { id: "each", z: TAB, type: "helper" },
+      { id: "c1", z: TAB, type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
+      { id: "caught", z: TAB, type: "helper" },
+    ],
+    credentials: acc.credentials,
+  };
 }
 
 const byDevice = (report) => Object.fromEntries(report.devices.map((d) => [d.device, d]));
@@ -536,6 +574,50 @@ describe("edge-fleet-command", function () {
     } finally {
       AbortSignal.prototype.addEventListener = add;
     }
+  });
+
+  it("runs the jobs queued at a full deploy on the redeployed node: each message ends once, in its report", async function () {
+    await addDevices(env.sim, ["slow-q"], { offline: ["slow-q"] });
+    await addDevices(env.sim, ["rq1", "rq2", "rq3"]);
+    const { nodes, credentials } = fleetFlow(env.sim, { timeout: "1500" });
+    await load(nodes, credentials, [CORE.catch, FLEET]);
+    const f1 = helper.getNode("f1");
+    const jobs = ["running", "queued 1", "queued 2", "queued 3", "queued 4", "queued 5"];
+    f1.receive({ payload: ELEMS, devices: ["slow-q"], job: "running" });
+    f1.receive({ payload: ELEMS, devices: ["rq1"], job: "queued 1" });
+    f1.receive({ payload: ELEMS, devices: ["rq2", "rq3"], job: "queued 2" });
+    f1.receive({ payload: ELEMS, devices: ["rq1"], job: "queued 3", dryRun: true });
+    f1.receive({ payload: ELEMS, devices: ["no-such-q"], job: "queued 4" });
+    f1.receive({ payload: ELEMS, devices: ["rq3"], job: "queued 5" });
+    await waitFor(async () => (await commandsOf(env.sim, "slow-q")) === 1, { what: "job 1 sent" });
+    const before = [helper.getNode("report"), helper.getNode("caught")];
+    await helper.setFlows(nodes, "full", credentials);
+    assert.notEqual(helper.getNode("f1"), f1, "the fleet node was restarted");
+    for (const old of before) assert.deepEqual(old.received, [], `${old.id} before the deploy`);
+    const got = [];
+    for (const id of ["report", "caught"])
+      helper.getNode(id).on("input", (msg) => got.push([id, msg]));
+    await waitFor(() => got.length >= jobs.length, { timeoutMs: 15000, what: "six ends" });
+    await sleep(300);
+    const reports = got.filter(([id]) => id === "report").map(([, m]) => m.payload);
+    assert.deepEqual(
+      got.map(([id, m]) => [id, m.job]),
+      jobs.map((job) => ["report", job]),
+    );
+    assert.deepEqual(
+      reports.map((r) => [r.job, r.restored, r.dryRun, r.devices.map((d) => d.outcome)]),
+      [
+        ["running", true, false, ["timed-out"]],
+        ["queued 1", true, false, ["complete"]],
+        ["queued 2", true, false, ["complete", "complete"]],
+        ["queued 3", true, true, ["not-sent"]],
+        ["queued 4", true, false, ["failed"]],
+        ["queued 5", true, false, ["complete"]],
+      ],
+    );
+    assert.equal(await commandsOf(env.sim, "slow-q"), 1);
+    assert.equal(await commandsOf(env.sim, "rq1"), 1);
+    assert.equal(await commandsOf(env.sim, "rq3"), 2);
   });
 
   it("refuses a message past its own queue of 100 with queue-full; the queued ones run in turn", async function () {

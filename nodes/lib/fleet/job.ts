@@ -43,9 +43,21 @@ export interface JobSettings extends RolloutSettings {
   intervalMs: number;
 }
 
+/**
+ * What a job waiting for its turn asks for, before its devices are resolved: saved at once, so a
+ * redeploy or a restart while it waits does not lose it (issue 28).
+ */
+export interface QueuedPlan {
+  /** The ids and names given (Devices or msg.devices). */
+  given: string[];
+  filter?: string;
+  dryRun: boolean;
+}
+
 export interface JobRecord {
   v: 1;
   job: string;
+  /** When it started; while `queued`, when it arrived. */
   startedAt: number;
   settings: JobSettings;
   devices: DeviceRecord[];
@@ -53,6 +65,8 @@ export interface JobRecord {
   stopped?: "aborted" | "cancelled";
   /** The input message, as JSON (saved-message.ts): the report goes out on it. */
   msg: string;
+  /** Set while the job waits for its turn: it has no devices yet. */
+  queued?: QueuedPlan;
 }
 
 /** The failures the stop rule counts. */
@@ -154,6 +168,17 @@ function checkDevice(d: unknown): boolean {
   );
 }
 
+function checkQueued(q: unknown): boolean {
+  return (
+    isObject(q) &&
+    Array.isArray(q.given) &&
+    q.given.every((g) => typeof g === "string" && g.trim() !== "") &&
+    optional(q.filter, (v) => typeof v === "string" && v.trim() !== "") &&
+    typeof q.dryRun === "boolean" &&
+    (q.given.length > 0 || q.filter !== undefined)
+  );
+}
+
 /**
  * A saved record as read back from a context store (anything a user or an older version may have
  * left there): the record, or the name of the first field that is wrong.
@@ -177,5 +202,7 @@ export function checkJobRecord(
     return { ok: false, field: "devices" };
   if (!optional(value.stopped, (v) => v === "aborted" || v === "cancelled"))
     return { ok: false, field: "stopped" };
+  if (!optional(value.queued, checkQueued) || (value.queued !== undefined && value.devices.length))
+    return { ok: false, field: "queued" };
   return { ok: true, job: value as unknown as JobRecord };
 }
