@@ -10,6 +10,9 @@ import type { NodeRecords } from "../lib/node-red/kept-records";
 import { SavedRecords } from "../lib/node-red/saved-records";
 import type { RecordKind } from "../lib/node-red/saved-records";
 import { parseMessage } from "../lib/node-red/saved-message";
+import { FLEET_COMMAND_RANGES } from "../lib/node-red/ranges";
+import type { Range } from "../lib/node-red/ranges";
+import { MAX_DEVICES } from "../lib/fleet/targets";
 
 /** A saved job that passed its check, with the message it resumes on. */
 interface Resumable {
@@ -17,11 +20,35 @@ interface Resumable {
   msg: NodeMessageInFlow;
 }
 
+const R = FLEET_COMMAND_RANGES;
+const inRange = (v: number, r: Range): boolean =>
+  Number.isSafeInteger(v) && v >= r.min && v <= r.max;
+
+/**
+ * The first setting of a saved job that its node would never have accepted, else undefined. The
+ * store is a file a user can edit: `concurrency: 0` started no device and held the node for good,
+ * 20,000 devices passed the bound every loop over them relies on.
+ */
+function outOfRange(job: JobRecord): string | undefined {
+  const s = job.settings;
+  if (!inRange(s.rate, R.rate)) return "settings.rate";
+  if (!inRange(s.concurrency, R.concurrency)) return "settings.concurrency";
+  if (!inRange(s.maxFailures, R.maxFailures)) return "settings.maxFailures";
+  if (!inRange(s.timeoutMs, R.timeout)) return "settings.timeoutMs";
+  if (!inRange(s.intervalMs, R.interval)) return "settings.intervalMs";
+  if (s.ttl !== undefined && !inRange(s.ttl, R.ttl)) return "settings.ttl";
+  if (job.devices.length > MAX_DEVICES) return "devices";
+  if (job.queued && job.queued.given.length > MAX_DEVICES) return "queued";
+  return undefined;
+}
+
 const JOBS: RecordKind<JobRecord, Resumable> = {
   prefix: "edgewire-fleet-",
   check(value) {
     const checked = checkJobRecord(value);
     if (!checked.ok) return checked;
+    const field = outOfRange(checked.job);
+    if (field !== undefined) return { ok: false, field };
     let msg: unknown;
     try {
       msg = parseMessage(checked.job.msg);

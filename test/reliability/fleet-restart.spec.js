@@ -6,6 +6,8 @@
 // it, not send it again. What leaves the node is posted to a collector in this process.
 "use strict";
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
 const { control, waitFor, sleep } = require("../support/simulator");
 const {
   withRestarts,
@@ -142,6 +144,75 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     assert.deepEqual(env.sink.got["/device"], []);
     await env.startRed();
     await checkResumed();
+  });
+
+  it("drops a saved job whose settings are out of range or whose devices are over 10,000, with a warning naming the node, and runs the next job", async function () {
+    const { sim, sink } = env;
+    for (const name of DEVICES) {
+      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
+      assert.equal(res.status, 201, res.text);
+    }
+    await env.startRed();
+    await deployFlows(env.red.url, flows(sim, sink));
+    await env.stopRed();
+    // Saved jobs as an edited or copied store file could hold them: In flight 0 would start no
+    // device and hold the node's turn for good; 10,001 devices pass the bound of every loop.
+    const startedAt = Date.now() - 1000;
+    const job = (name, settings, devices) => ({
+      v: 1,
+      job: name,
+      startedAt,
+      settings: {
+        elems: { "/lcd/txt1": "x" },
+        timeoutMs: 5000,
+        intervalMs: 200,
+        rate: 0,
+        concurrency: 2,
+        maxFailures: 0,
+        ...settings,
+      },
+      devices,
+      msg: JSON.stringify({ _msgid: `m-${name}`, payload: {} }),
+    });
+    const pending = [{ device: "fr-1", state: "pending" }];
+    const many = Array.from({ length: 10_001 }, (_, i) => ({
+      device: `many-${i}`,
+      state: "ended",
+      outcome: "not-sent",
+    }));
+    const bad = {
+      "edgewire-fleet-bad-concurrency": [
+        "settings.concurrency",
+        job("zero", { concurrency: 0 }, pending),
+      ],
+      "edgewire-fleet-bad-rate": ["settings.rate", job("fast", { rate: -1 }, pending)],
+      "edgewire-fleet-bad-devices": ["devices", job("many", {}, many)],
+    };
+    const file = path.join(env.userDir, "context", "t1", "f1.json");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(
+      file,
+      JSON.stringify(Object.fromEntries(Object.entries(bad).map(([k, [, v]]) => [k, v]))),
+    );
+    const red = await env.startRed();
+    await pressInject(red, WAIT);
+    await waitFor(() => sink.got["/report"].length >= 1, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: `the report (errors ${JSON.stringify(sink.got["/error"])})\n${red.output().slice(-3000)}`,
+    });
+    const [{ report }] = sink.got["/report"];
+    assert.equal(report.restored, false);
+    assert.equal(report.complete, 5, JSON.stringify(report));
+    await sleep(500);
+    assert.equal(sink.got["/report"].length, 1, "a dropped job reported");
+    const log = red.output();
+    for (const [key, [field]] of Object.entries(bad)) {
+      const line =
+        `[warn] [edge-fleet-command:f1] A saved fleet job (${key}) ` +
+        `is not valid (field ${field}) and was dropped`;
+      assert.ok(log.includes(line), `no warning for ${key}:\n${log}`);
+    }
   });
 
   it("resumes the job after a full redeploy with Node-RED's default store", async function () {
