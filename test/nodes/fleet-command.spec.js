@@ -444,6 +444,28 @@ describe("edge-fleet-command", function () {
     assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
   });
 
+  it("counts a device's retries in its elapsed: from its first send attempt to its outcome", async function () {
+    await addDevices(env.sim, ["e1"]);
+    const { f1, report, each } = await start(
+      env.sim,
+      { devices: "e1" },
+      { rate: 0, concurrency: 4, retries: 0 },
+    );
+    await control(env.sim, "POST", "/faults", {
+      method: "POST",
+      path: "/event",
+      status: 429,
+      retryAfter: "1",
+      count: 1,
+    });
+    f1.receive({ payload: ELEMS });
+    const [d] = (await next(report, 15000)).payload.devices;
+    assert.equal(d.outcome, "complete");
+    // The second try went after the server's Retry-After of one second.
+    assert.ok(d.elapsed >= 1000, `elapsed ${d.elapsed} ms leaves out the first try`);
+    assert.equal((await next(each)).elapsed, d.elapsed);
+  });
+
   it("waits for room when its Concurrency is more than the account's At once and Queue: no device fails queue-full", async function () {
     const names = Array.from({ length: 12 }, (_, i) => `w${i}`);
     await addDevices(env.sim, names);

@@ -142,6 +142,7 @@ export class FleetJob {
       }
       d.state = "sending";
       d.sentAt = Date.now();
+      d.firstSentAt ??= d.sentAt;
       this.hooks.save(this.record);
       this.hooks.progress();
       let sent: SentCommand;
@@ -283,17 +284,17 @@ export class FleetJob {
   private ended(d: DeviceRecord, outcome: Exclude<WaitOutcome, { kind: "cancelled" }>): void {
     if (outcome.kind === "error") {
       // The inbox was refused for good: no result can be seen, as at a timeout.
-      this.finish(d, "timed-out", Date.now() - (d.sentAt ?? Date.now()), outcome.error, null, []);
+      this.finish(d, "timed-out", elapsedOf(d), outcome.error, null, []);
       return;
     }
     const marker = outcome.kind === "timed-out" ? null : outcome.marker;
     const readError = outcome.kind === "timed-out" ? outcome.readError : undefined;
-    this.finish(d, outcome.kind, outcome.elapsed, readError, marker, outcome.markers);
+    this.finish(d, outcome.kind, elapsedOf(d), readError, marker, outcome.markers);
   }
 
   private fail(d: DeviceRecord, err: unknown): void {
     const error = asEdgeError(err);
-    this.finish(d, "failed", Math.max(0, Date.now() - (d.sentAt ?? Date.now())), error, null, []);
+    this.finish(d, "failed", elapsedOf(d), error, null, []);
   }
 
   private finish(
@@ -333,6 +334,15 @@ export class FleetJob {
     }
     this.hooks.progress();
   }
+}
+
+/**
+ * A device's time from its first send attempt to now: a send the server refused with 429 and
+ * sent again after its Retry-After counts from the first try, not from the one that went through.
+ */
+function elapsedOf(d: DeviceRecord): number {
+  const from = d.firstSentAt ?? d.sentAt;
+  return from === undefined ? 0 : Math.max(0, Date.now() - from);
 }
 
 function asEdgeError(err: unknown): EdgeError {

@@ -17,6 +17,8 @@ export interface DeviceRecord {
   state: DeviceState;
   /** Wall clock ms when its POST started. */
   sentAt?: number;
+  /** Wall clock ms when its first POST started: its `elapsed` spans the tries after it too. */
+  firstSentAt?: number;
   commandId?: string;
   /** The command's creation date (server time, ms): the markers it awaits are not older. */
   since?: number;
@@ -156,6 +158,7 @@ function checkDevice(d: unknown): boolean {
     typeof d.state === "string" &&
     STATES.has(d.state) &&
     optional(d.sentAt, isNumber) &&
+    optional(d.firstSentAt, isNumber) &&
     optional(d.commandId, (v) => typeof v === "string") &&
     optional(d.since, isNumber) &&
     optional(d.outcome, (v) => typeof v === "string" && OUTCOMES.has(v)) &&
