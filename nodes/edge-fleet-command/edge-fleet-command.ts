@@ -91,7 +91,7 @@ function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
       ? []
       : checkDeviceList(msg.devices);
   const filter = blank(def.filter) ? undefined : render(String(def.filter), msg, "filter").trim();
-  if (given.length === 0 && !filter) throw new EdgeError("device-empty");
+  if (given.length === 0 && !filter) throw new EdgeError("devices-empty");
   const elems = elemsOf(msg, typeof def.elems === "string" ? def.elems : "");
   const ttlSource = msg.ttl ?? (blank(def.ttl) ? undefined : def.ttl);
   const ttl =

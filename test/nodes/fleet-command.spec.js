@@ -3,6 +3,7 @@
 // answer COMMAND_FAULT), some offline (they never answer).
 "use strict";
 const assert = require("node:assert/strict");
+const vm = require("node:vm");
 const { control, sleep, waitFor } = require("../support/simulator");
 const {
   helper,
@@ -438,9 +439,64 @@ describe("edge-fleet-command", function () {
     f1.receive({ payload: "not elems", devices: ["lcd-board"] });
     assert.equal(caughtCode(await next(caught)), "not-object");
     f1.receive({ payload: ELEMS });
-    assert.equal(caughtCode(await next(caught)), "device-empty");
+    assert.equal(caughtCode(await next(caught)), "devices-empty");
     await sleep(100);
     assert.equal(report.received.length, 0);
+    assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
+  });
+
+  it("names in its error the wrong entry of msg.devices as the user gave it: NaN, null, blank, an object with a __proto__", async function () {
+    const { f1, caught } = await start(env.sim);
+    const sentences = [];
+    for (const devices of [
+      ["lcd-board", NaN],
+      [null],
+      ["  "],
+      [Infinity],
+      // What a Function node's `[{ __proto__: {...} }]` makes: the key sets the prototype.
+      vm.runInNewContext('[{ "__proto__": { id: "lcd-board" } }]'),
+    ]) {
+      f1.receive({ payload: ELEMS, devices });
+      const err = await next(caught);
+      assert.equal(caughtCode(err), "bad-devices");
+      sentences.push(err.error.message);
+    }
+    assert.deepEqual(sentences.slice(0, 4), [
+      "msg.devices must be an array of device ids or names ([1] NaN)",
+      "msg.devices must be an array of device ids or names ([0] null)",
+      "msg.devices must be an array of device ids or names ([0] blank)",
+      "msg.devices must be an array of device ids or names ([0] Infinity)",
+    ]);
+    assert.match(
+      sentences[4],
+      /\[0\] an object whose prototype is another object, as a "__proto__" key/,
+    );
+    // The same object as the elems: not "got a Object".
+    f1.receive({
+      payload: vm.runInNewContext('({ "__proto__": { "/lcd/txt1": "x" } })'),
+      devices: ["lcd-board"],
+    });
+    const elems = await next(caught);
+    assert.equal(caughtCode(elems), "not-plain");
+    assert.match(
+      elems.error.message,
+      /got an object whose prototype is another object, as a "__proto__" key/,
+    );
+  });
+
+  it("tells a message with no device to set Devices, Filter or msg.devices, also when the Filter renders blank", async function () {
+    const { f1, caught } = await start(env.sim, { filter: "{{topic}}" });
+    await control(env.sim, "DELETE", "/requests");
+    for (const msg of [{ topic: "  " }, { devices: [] }]) {
+      f1.receive({ payload: ELEMS, ...msg });
+      const err = await next(caught);
+      assert.equal(caughtCode(err), "devices-empty");
+      assert.equal(
+        err.error.message,
+        "No device: set the node's Devices or Filter property, or msg.devices (an array of device ids or names)",
+      );
+      assert.doesNotMatch(err.error.message, /deviceId/);
+    }
     assert.deepEqual((await control(env.sim, "GET", "/requests")).json, []);
   });
 

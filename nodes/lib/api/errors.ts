@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   "bad-config",
   "no-account",
   "device-empty",
+  "devices-empty",
   "device-unknown",
   "stream-empty",
   "inbox-empty",

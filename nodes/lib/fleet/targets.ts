@@ -8,6 +8,7 @@ import { EdgeError } from "../api/errors";
 import { sleep } from "../api/signals";
 import { deviceNameOf } from "../commands/send";
 import type { DeviceNames } from "../device/names";
+import { typeName } from "../node-red/validate";
 import type { DeviceRecord } from "./job";
 import { isQueueFull, pauseAfter } from "./send-room";
 
@@ -26,18 +27,23 @@ export function parseDeviceText(text: string): string[] {
     .filter((s) => s !== "");
 }
 
+/** What a wrong entry of msg.devices is, as the user gave it: NaN, null, empty, an object. */
+function shown(v: unknown): string {
+  if (v === undefined) return "undefined";
+  if (v === "") return "empty";
+  if (typeof v === "string" && v.trim() === "") return "blank";
+  return typeName(v);
+}
+
 /** msg.devices: an array of ids or names (a number is an id written without quotes). */
 export function checkDeviceList(value: unknown): string[] {
-  if (!Array.isArray(value))
-    throw new EdgeError("bad-devices", { detail: value === null ? "null" : typeof value });
+  if (!Array.isArray(value)) throw new EdgeError("bad-devices", { detail: shown(value) });
   const out: string[] = [];
   for (let i = 0; i < value.length && i <= MAX_DEVICES; i++) {
     const v: unknown = value[i];
     const text = typeof v === "number" && Number.isFinite(v) ? String(v) : v;
     if (typeof text !== "string" || text.trim() === "")
-      throw new EdgeError("bad-devices", {
-        detail: `[${i}] ${text === "" ? "empty" : v === null ? "null" : typeof v}`,
-      });
+      throw new EdgeError("bad-devices", { detail: `[${i}] ${shown(v)}` });
     out.push(text.trim());
   }
   return out;

@@ -28,7 +28,12 @@ export function typeName(value: unknown): string {
   if (typeof value === "object") {
     if (isPlainObject(value)) return "an object";
     const name = className(value);
-    return name ? `a ${name}` : "an object of another kind";
+    // Its prototype is a plain object or an array: an object literal with a "__proto__" key sets
+    // the prototype instead of making the key (this used to read "got a Object").
+    if (name === "Object" || name === "Array")
+      return 'an object whose prototype is another object, as a "__proto__" key in an object literal makes';
+    if (!name) return "an object of another kind";
+    return /^[AEIO]/.test(name) ? `an ${name}` : `a ${name}`;
   }
   return `a ${typeof value}`;
 }
