@@ -236,8 +236,10 @@ export = function (RED: NodeAPI): void {
     /** The message of one device on output 2. */
     const deviceMessage = (job: JobRecord, msg: NodeMessage, r: DeviceResult): NodeMessage => {
       const d = r.record;
+      // The input's topic, when it has one: a `topic: undefined` key on every message showed in
+      // the debug sidebar and in what flows compared. The device is msg.device.
       const out: NodeMessage = {
-        topic: msg.topic,
+        ...(msg.topic !== undefined ? { topic: msg.topic } : {}),
         payload: r.marker,
         job: job.job,
         device: d.device,

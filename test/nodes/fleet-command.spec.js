@@ -522,6 +522,19 @@ describe("edge-fleet-command", function () {
     assert.equal((await next(each)).elapsed, d.elapsed);
   });
 
+  it("gives each device message the input's topic, and no topic key when the input has none", async function () {
+    await addDevices(env.sim, ["tp1"]);
+    const { f1, report, each } = await start(env.sim, { devices: "tp1" });
+    f1.receive({ payload: ELEMS });
+    await next(report, 15000);
+    const untitled = await next(each);
+    assert.equal(untitled.device, "tp1");
+    assert.equal(Object.hasOwn(untitled, "topic"), false, "a topic key without a topic");
+    f1.receive({ payload: ELEMS, topic: "hall 2" });
+    await next(report, 15000);
+    assert.equal((await next(each)).topic, "hall 2");
+  });
+
   it("waits for room when its Concurrency is more than the account's At once and Queue: no device fails queue-full", async function () {
     const names = Array.from({ length: 12 }, (_, i) => `w${i}`);
     await addDevices(env.sim, names);
