@@ -305,11 +305,15 @@ export = function (RED: NodeAPI): void {
           },
           progress: ctx.busy,
           end: () => {
-            // Devices left unsent by a stop rule or a cancel still get their message.
-            for (const d of record.devices)
-              if (d.outcome === "not-sent")
-                ctx.send([null, deviceMessage(record, msg, unsentResult(d))]);
-            finish();
+            // Devices left unsent by a stop rule or a cancel still get their message. Whatever
+            // a send throws (a msg too deep to copy), the job still finishes: its message ends.
+            try {
+              for (const d of record.devices)
+                if (d.outcome === "not-sent")
+                  ctx.send([null, deviceMessage(record, msg, unsentResult(d))]);
+            } finally {
+              finish();
+            }
           },
           describe,
         };

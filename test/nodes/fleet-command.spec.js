@@ -210,6 +210,26 @@ describe("edge-fleet-command", function () {
     ]);
   });
 
+  it("ends a job whose own message is too deep to copy with too-deep-msg, and takes the next job", async function () {
+    const names = ["z1", "z2"];
+    await addDevices(env.sim, names, { faulty: names });
+    const { f1, report, caught } = await start(env.sim, {
+      devices: names.join(","),
+      concurrency: 1,
+      maxFailures: 1,
+    });
+    let topic = { leaf: true };
+    for (let i = 1; i < 1200; i++) topic = { down: topic };
+    // z1 faults, the stop rule leaves z2 unsent: every message of the job carries the topic.
+    f1.receive({ payload: ELEMS, topic, job: "deep" });
+    const err = await next(caught, 10000);
+    assert.equal(caughtCode(err), "too-deep-msg");
+    assert.equal(err.job, "deep");
+    f1.receive({ payload: ELEMS, devices: ["lcd-board"], dryRun: true, job: "next" });
+    assert.equal((await next(report, 10000)).payload.job, "next");
+    assert.equal(await commandsOf(env.sim, "z2"), 0);
+  });
+
   it("sends none of the devices still waiting for the account once Max failures is reached", async function () {
     const names = ["y1", "y2", "y3", "y4", "y5"];
     await addDevices(env.sim, names);
