@@ -357,11 +357,18 @@ export = function (RED: NodeAPI): void {
       const key = resumed?.key ?? saved.newKey();
       const record = resumed?.job ?? queuedRecord(plan, msg);
       saved.save(key, record);
+      // Stopped by the node's close, it stays saved, to resume; otherwise it has ended (a report,
+      // an error) and goes, also when the close comes just after its report.
+      let ended = false;
       try {
-        return await startJob(key, plan, record, resumed !== undefined, msg, ctx, turn);
+        const result = await startJob(key, plan, record, resumed !== undefined, msg, ctx, turn);
+        ended = result !== null || !ctx.signal.aborted;
+        return result;
+      } catch (err) {
+        ended = !ctx.signal.aborted;
+        throw err;
       } finally {
-        // A closing node leaves it saved, to resume; otherwise it has ended (a report, an error).
-        if (!ctx.signal.aborted) saved.remove(key);
+        if (ended) saved.remove(key);
       }
     };
 
