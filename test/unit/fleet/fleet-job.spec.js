@@ -33,8 +33,11 @@ function record(devices) {
   };
 }
 
-/** Runs the job to its end; resolves with the record and what the hooks heard. */
-function run(client, job) {
+/**
+ * Runs the job to its end; resolves with the record and what the hooks heard. `device` stands in
+ * for the node's hook of a device's message, after it is heard.
+ */
+function run(client, job, device = () => {}) {
   const poller = new InboxPoller(client);
   const heard = { saves: 0, devices: [] };
   return new Promise((resolve) => {
@@ -44,7 +47,10 @@ function run(client, job) {
       {},
       {
         save: () => heard.saves++,
-        device: (r) => heard.devices.push(r),
+        device: (r) => {
+          heard.devices.push({ ...r, markers: [...r.markers] });
+          device(r);
+        },
         progress: () => {},
         end: () => {
           poller.close();
@@ -76,6 +82,30 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(d.outcome, "complete");
     assert.equal(d.commandId, posted.json.body.id);
     assert.equal(heard.devices.length, 1);
+  });
+
+  it("should end the job when a device's message throws: sent again without markers, the error on the device", async function () {
+    const job = record([
+      { device: "lcd-board", state: "pending" },
+      { device: "pump-3", state: "pending" },
+    ]);
+    let thrown = 0;
+    const heard = await run(env.client(), job, (r) => {
+      // As the node's send throws for markers too deep to copy, before any wire has them.
+      if (r.record.device === "lcd-board" && r.marker !== null) {
+        thrown++;
+        throw new Error("copy failed");
+      }
+    });
+    assert.equal(thrown, 1);
+    const byDevice = Object.fromEntries(job.devices.map((d) => [d.device, d]));
+    assert.equal(byDevice["lcd-board"].outcome, "complete");
+    assert.equal(byDevice["lcd-board"].error, "internal");
+    assert.equal(byDevice["pump-3"].outcome, "complete");
+    assert.equal(byDevice["pump-3"].error, undefined);
+    const lcd = heard.devices.filter((r) => r.record.device === "lcd-board");
+    assert.equal(lcd.length, 2);
+    assert.deepEqual([lcd[1].marker, lcd[1].markers], [null, []]);
   });
 
   it("should send a device left sending whose command is not in its stream", async function () {
