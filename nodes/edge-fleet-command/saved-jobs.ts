@@ -15,11 +15,13 @@ import { parseMessage } from "../lib/node-red/saved-message";
 interface Resumable {
   job: JobRecord;
   msg: NodeMessageInFlow;
+  /** Read from the context store (a restart), not carried in memory across a redeploy. */
+  fromStore: boolean;
 }
 
 const JOBS: RecordKind<JobRecord, Resumable> = {
   prefix: "edgewire-fleet-",
-  check(value) {
+  check(value, _now, fromMemory) {
     const checked = checkJobRecord(value);
     if (!checked.ok) return checked;
     let msg: unknown;
@@ -30,7 +32,13 @@ const JOBS: RecordKind<JobRecord, Resumable> = {
     }
     if (typeof msg !== "object" || msg === null || Array.isArray(msg))
       return { ok: false, field: "msg" };
-    return { ok: true, record: checked.job, job: checked.job, msg: msg as NodeMessageInFlow };
+    return {
+      ok: true,
+      record: checked.job,
+      job: checked.job,
+      msg: msg as NodeMessageInFlow,
+      fromStore: !fromMemory,
+    };
   },
 };
 
