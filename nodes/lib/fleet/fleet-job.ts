@@ -246,7 +246,8 @@ export class FleetJob {
     }
     if (found === false || this.closed) return false;
     if (found === "many") {
-      const detail = "more than one command with these elems, of unknown sender, was found";
+      const detail =
+        "two or more commands with these elems, not sent by this Node-RED, could be it";
       this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }), true);
       return false;
     }
@@ -292,7 +293,8 @@ export class FleetJob {
       if (this.closed) return false;
       // No such stream (yet): the POST has not made the command there.
       if (err instanceof EdgeError && err.status === 404) return undefined;
-      const detail = err instanceof Error ? err.message : String(err);
+      const reason = err instanceof Error ? err.message : String(err);
+      const detail = `the stream could not be read: ${reason}`;
       this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }), true);
       return false;
     }

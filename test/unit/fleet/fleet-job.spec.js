@@ -90,6 +90,24 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(job.devices[0].outcome, "complete");
   });
 
+  it("should not send again, and fail with send-uncertain and mayHaveBeenSent, when two commands of unknown sender could be its own", async function () {
+    const sentAt = Date.now();
+    for (let i = 0; i < 2; i++) {
+      const posted = await api(env.sim, "POST", "/event", {
+        body: { path: "/demo/devices/lcd-board/:command", elems: ELEMS },
+      });
+      assert.equal(posted.status, 201, posted.text);
+    }
+    const job = record([{ device: "lcd-board", state: "sending", sentAt }]);
+    const heard = await run(env.client(), job);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 2);
+    const [d] = job.devices;
+    assert.equal(d.outcome, "failed");
+    assert.equal(d.error, "send-uncertain");
+    assert.equal(d.mayHaveBeenSent, true);
+    assert.equal(heard.devices.length, 1);
+  });
+
   it("should not send again, and fail with send-uncertain, when the stream cannot be read", async function () {
     await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", status: 500 });
     const job = record([{ device: "lcd-board", state: "sending", sentAt: Date.now() }]);
