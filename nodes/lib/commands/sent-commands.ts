@@ -61,6 +61,11 @@ export class SentCommands {
     if (!entry) return Promise.resolve();
     return new Promise<void>((resolve) => entry.quiet.push(resolve));
   }
+
+  /** Whether a request of this runtime is on the wire to `path` now. */
+  busy(path: string): boolean {
+    return this.onWire.has(path);
+  }
 }
 
 /** The runtime's one registry (a module is loaded once per process). */

@@ -283,9 +283,10 @@ export class FleetJob {
     const path = client.streamPath(d.device, ":command");
     // A send of this runtime still on its way there has no id in the registry yet: wait for it
     // (bounded by its budget) rather than take its command for this one.
-    const budget = client.budgetMs(this.call);
-    await Promise.race([sentCommands.quiet(path), this.room.wait(budget)]);
-    if (this.isClosed()) return false;
+    if (sentCommands.busy(path)) {
+      await Promise.race([sentCommands.quiet(path), this.room.wait(client.budgetMs(this.call))]);
+      if (this.isClosed()) return false;
+    }
     let events: DeviceEvent[];
     try {
       events = await client.listEventsByPath(path, { limit: LOOK_BACK }, this.call);
