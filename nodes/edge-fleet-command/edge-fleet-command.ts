@@ -10,7 +10,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus
 import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
 import { serializeMessage } from "../lib/node-red/saved-message";
-import { FleetJob } from "../lib/fleet/fleet-job";
+import { FleetJob, rememberJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
 import { countsOf } from "../lib/fleet/job";
@@ -181,15 +181,15 @@ export = function (RED: NodeAPI): void {
       warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
     });
     const turns = new Turns(MAX_QUEUED);
-    /** The job running now, with whether it was resumed. */
-    let current: { job: FleetJob; restored: boolean } | undefined;
+    /** The job running now, with whether it was resumed and its key in the store. */
+    let current: { job: FleetJob; restored: boolean; key: string } | undefined;
     /** A job holds the turn but is still resolving its devices; and msg.cancel came meanwhile. */
     let resolving = false;
     let cancelAsked = false;
     let closing = false;
     let overrunWarned = false;
     /** Saved jobs being resumed, by the message they resume. */
-    const restoring = new WeakMap<object, { key: string; job: JobRecord }>();
+    const restoring = new WeakMap<object, { key: string; job: JobRecord; fromStore: boolean }>();
 
     // Listed in the editor's "edge devices" sidebar while the node runs (lib/account/jobs.ts).
     const unlistJob = registerJob({
@@ -212,9 +212,15 @@ export = function (RED: NodeAPI): void {
       forget: () => {
         kept.forget(contextId);
       },
-      closing: () => {
+      closing: (removed) => {
         closing = true;
         unlistJob();
+        if (current && !removed) {
+          // Saved whole as it stops (Node-RED writes its stores at a stop, after the flows):
+          // read back at the next start, its record is known to be exact (fleet-job.ts).
+          current.job.record.closedAt = Date.now();
+          saved.save(current.key, current.job.record);
+        }
       },
       mayResume: () => !closing && !invalid,
       resume: (records) => {
@@ -224,6 +230,14 @@ export = function (RED: NodeAPI): void {
             Number(a.job.queued !== undefined) - Number(b.job.queued !== undefined) ||
             a.job.startedAt - b.job.startedAt,
         );
+        // The commands they got are theirs: a job resumed beside them must not adopt one.
+        try {
+          const { client } = accountOf(RED, def.account);
+          for (const r of records)
+            rememberJob(r.job, (device) => client.streamPath(device, ":command"));
+        } catch {
+          // No account: each job fails with its error when its turn comes.
+        }
         for (const r of records) {
           restoring.set(r.msg, r);
           receive(r.msg);
@@ -249,6 +263,7 @@ export = function (RED: NodeAPI): void {
         elapsed: d.elapsed ?? null,
       };
       if (d.error !== undefined) out.edgeError = { code: d.error, message: d.message ?? d.error };
+      if (d.mayHaveBeenSent === true) out.mayHaveBeenSent = true;
       return out;
     };
 
@@ -258,6 +273,7 @@ export = function (RED: NodeAPI): void {
       restored: boolean,
       msg: NodeMessageInFlow,
       ctx: InputContext,
+      fromStore = false,
     ): Promise<Result | null> =>
       new Promise<Result | null>((resolve) => {
         const { client, names, poller } = accountOf(RED, def.account);
@@ -298,7 +314,8 @@ export = function (RED: NodeAPI): void {
         };
         const hooks: FleetJobHooks = {
           save: (r) => {
-            saved.save(key, r);
+            r.savedAt = Date.now();
+            return saved.saveNow(key, r);
           },
           device: (r) => {
             ctx.send([null, deviceMessage(record, msg, r)]);
@@ -317,8 +334,19 @@ export = function (RED: NodeAPI): void {
           },
           describe,
         };
-        const job = new FleetJob(record, { client, names, poller }, ctx.call, hooks, observer);
-        current = { job, restored };
+        const job = new FleetJob(
+          record,
+          { client, names, poller },
+          ctx.call,
+          hooks,
+          observer,
+          // Read back after a crash: the store may not have had its last saves.
+          fromStore && record.closedAt === undefined,
+        );
+        current = { job, restored, key };
+        // From here on the record changes again: it is no longer the one saved at a stop.
+        delete record.closedAt;
+        record.savedAt = Date.now();
         saved.save(key, record);
         if (ctx.signal.aborted) {
           resolve(null);
@@ -343,7 +371,7 @@ export = function (RED: NodeAPI): void {
         // A job that was running: its devices go on from where they stood.
         if (!(await turns.take(ctx.signal))) return null;
         try {
-          return await runJob(resumed.key, resumed.job, true, msg, ctx);
+          return await runJob(resumed.key, resumed.job, true, msg, ctx, resumed.fromStore);
         } finally {
           current = undefined;
           turns.release();

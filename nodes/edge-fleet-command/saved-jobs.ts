@@ -18,6 +18,8 @@ import { MAX_DEVICES } from "../lib/fleet/targets";
 interface Resumable {
   job: JobRecord;
   msg: NodeMessageInFlow;
+  /** Read from the context store (a restart), not carried in memory across a redeploy. */
+  fromStore: boolean;
 }
 
 const R = FLEET_COMMAND_RANGES;
@@ -44,7 +46,7 @@ function outOfRange(job: JobRecord): string | undefined {
 
 const JOBS: RecordKind<JobRecord, Resumable> = {
   prefix: "edgewire-fleet-",
-  check(value) {
+  check(value, _now, fromMemory) {
     const checked = checkJobRecord(value);
     if (!checked.ok) return checked;
     const field = outOfRange(checked.job);
@@ -57,7 +59,13 @@ const JOBS: RecordKind<JobRecord, Resumable> = {
     }
     if (typeof msg !== "object" || msg === null || Array.isArray(msg))
       return { ok: false, field: "msg" };
-    return { ok: true, record: checked.job, job: checked.job, msg: msg as NodeMessageInFlow };
+    return {
+      ok: true,
+      record: checked.job,
+      job: checked.job,
+      msg: msg as NodeMessageInFlow,
+      fromStore: !fromMemory,
+    };
   },
 };
 

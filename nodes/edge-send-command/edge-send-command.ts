@@ -11,6 +11,7 @@ import { blank, configError } from "../lib/node-red/config";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
 import { commandRefOf, metadataOf, sendToDevice } from "../lib/commands/send";
+import { sentCommands } from "../lib/commands/sent-commands";
 import type { SendFacts, SentCommand } from "../lib/commands/send";
 import { SEND_COMMAND_RANGES, editorSettings } from "../lib/node-red/ranges";
 
@@ -74,6 +75,8 @@ export = function (RED: NodeAPI): void {
           const event = byPath
             ? await client.createEventByPath(stream, elems, metadata, call)
             : await client.createEvent(stream, elems, metadata, call);
+          // A device's :command stream named by path: a resumed fleet job must know it was ours.
+          if (byPath && event?.id !== undefined) sentCommands.remember(stream, event.id, "");
           const command = commandRefOf(event, facts);
           command.device ??= typeof msg.deviceId === "string" ? msg.deviceId : undefined;
           sent = { event, command };

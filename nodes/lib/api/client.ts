@@ -64,6 +64,11 @@ export interface CallOptions {
   since?: number;
   /** Told the size in bytes of each answer read (edge-list-events bounds `all` with it). */
   onAnswer?: (bytes: number) => void;
+  /**
+   * Awaited when an attempt has its rate-limit slot, just before it goes out: a fleet job records
+   * a device as being sent only then (a send still waiting in the limiter was never sent).
+   */
+  beforeSend?: () => Promise<void> | void;
 }
 
 type Method = "GET" | "PUT" | "POST";
@@ -303,6 +308,7 @@ export class EdgeClient {
       const cutShort = left < this.timeoutMs - JITTER_MS;
       try {
         if (left <= 0) throw this.overdue(deadline, req.method, path, false);
+        await opts.beforeSend?.();
         const attempt = {
           method: req.method,
           path,

@@ -6,6 +6,8 @@ import { EdgeError } from "../api/errors";
 import type { DeviceEvent, Elems, EventMetadata } from "../api/types";
 import type { DeviceNames } from "../device/names";
 import type { CommandRef } from "./command-ref";
+import { sentCommands } from "./sent-commands";
+import type { Sender } from "./sent-commands";
 
 /** What a command's send gives: the created event (null when the server answered none) and its ref. */
 export interface SentCommand {
@@ -76,7 +78,17 @@ export async function deviceNameOf(
   return names.knownName(device) ?? (await names.nameOf(device, call));
 }
 
-/** Sends `elems` to the `:command` stream of `device` (an id or a name), one POST. */
+/** Who sends, for a fleet job: its name in sent-commands.ts, and what it does as the POST leaves. */
+export interface SendOptions {
+  sender?: Sender;
+  /** Awaited once the POST has its rate-limit slot, before it leaves (each attempt). */
+  beforeSend?: () => Promise<void> | void;
+}
+
+/**
+ * Sends `elems` to the `:command` stream of `device` (an id or a name), one POST, remembered in
+ * the runtime's registry of sent commands (sent-commands.ts) with its sender.
+ */
 export async function sendToDevice(
   client: EdgeClient,
   names: DeviceNames,
@@ -84,15 +96,27 @@ export async function sendToDevice(
   elems: Elems,
   ttl: number | undefined,
   call: CallOptions,
+  opts: SendOptions = {},
 ): Promise<SentCommand> {
   const name = await deviceNameOf(names, device, call);
   const path = client.streamPath(name, ":command");
   const sentAt = Date.now();
   let event: DeviceEvent | null;
+  let ended: (() => void) | undefined;
+  const post: CallOptions = {
+    ...call,
+    beforeSend: async () => {
+      ended ??= sentCommands.leaving(path);
+      await opts.beforeSend?.();
+    },
+  };
   try {
-    event = await client.createEventByPath(path, elems, metadataOf(ttl), call);
+    event = await client.createEventByPath(path, elems, metadataOf(ttl), post);
   } catch (err) {
     throw await unknownDevice(err, name, names, client, call);
+  } finally {
+    ended?.();
   }
+  if (event?.id !== undefined) sentCommands.remember(path, event.id, opts.sender ?? "");
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
 }

@@ -1,12 +1,17 @@
 // One running fleet job: its record, its rollout, and each device's run from send to outcome.
-// A device is recorded as `sending` before its POST and as `sent` (with the command's id) after:
-// the record is saved at both, so a job stopped in between knows the command may have arrived.
-// Resumed after a redeploy or a restart, a `sent` device is awaited; a `sending` one is looked
-// for in its `:command` stream (an event made since the recorded send, with the job's elems):
-// found, it is awaited as sent; not found, it is looked for once more when the send's request
-// budget (from the recorded send) is over, since a server still makes a command whose request
-// the close cut off; still not found, the server never took it and it is sent; when the stream
-// cannot be read, it is not sent again and ends `failed` with `send-uncertain`.
+// A device is recorded as `sending` once its POST has its slot in the account's limiter, just
+// before it leaves (a send still waiting there was never sent: at a resume it is sent), and as
+// `sent` (with the command's id) after; the record is saved at both, the first save awaited by the
+// POST. Resumed after a redeploy or a restart, a `sent` device is awaited; a `sending` one is
+// looked for in its `:command` stream (lookUp): a command with the job's elems made in the send's
+// time, that this runtime did not send for anything else (sent-commands.ts). Its own, or the only
+// one of unknown sender, it is awaited as sent; none, it is looked for once more when the send's
+// request budget is over, since a server still makes a command whose request the close cut off;
+// still none, the server never took it and it is sent; two or more of unknown sender, or a stream
+// that cannot be read: it is not sent again and ends `failed` with `send-uncertain`.
+// A job read back from a persistent store after a restart may have sent devices that its record
+// still calls pending (a crash inside the store's flush window): each is looked for the same way
+// before it is sent (`unsure`), from the time the record was saved.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
@@ -14,6 +19,7 @@ import type { CommandRef } from "../commands/command-ref";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { InboxObserver } from "../commands/inbox-types";
 import { sendToDevice } from "../commands/send";
+import { sentCommands } from "../commands/sent-commands";
 import type { SentCommand } from "../commands/send";
 import type { DeviceNames } from "../device/names";
 import { DeviceWait } from "./device-wait";
@@ -41,8 +47,11 @@ export interface DeviceResult {
 }
 
 export interface FleetJobHooks {
-  /** The record changed in a way that must survive a restart: save it now. */
-  save(job: JobRecord): void;
+  /**
+   * The record changed in a way that must survive a restart: save it now. Resolves when the store
+   * has it (a store that caches, as localfilesystem does, has it in its cache then).
+   */
+  save(job: JobRecord): Promise<void>;
   /** A device has its outcome. */
   device(result: DeviceResult): void;
   /** Progress to show (a device started or ended). */
@@ -64,6 +73,11 @@ export class FleetJob {
   private readonly waits = new Set<DeviceWait>();
   private readonly room: SendRoom;
   private closed = false;
+  /**
+   * Set when the job was read back from a persistent store after a restart: its pending devices
+   * may have been sent from the record's last save (`from`) to when it resumed (`to`).
+   */
+  private readonly unsure: { from: number; to: number } | undefined;
 
   constructor(
     readonly record: JobRecord,
@@ -71,7 +85,12 @@ export class FleetJob {
     private readonly call: CallOptions,
     private readonly hooks: FleetJobHooks,
     private readonly observer?: InboxObserver,
+    fromStore = false,
   ) {
+    const to = Date.now();
+    this.unsure = fromStore
+      ? { from: Math.min(record.savedAt ?? record.startedAt, to), to }
+      : undefined;
     this.room = new SendRoom(services.client.limiter.limits.concurrent);
     this.rollout = new Rollout(
       record,
@@ -89,7 +108,7 @@ export class FleetJob {
 
   cancel(): void {
     this.rollout.cancel();
-    this.hooks.save(this.record);
+    void this.hooks.save(this.record);
     this.hooks.progress();
   }
 
@@ -99,6 +118,11 @@ export class FleetJob {
     this.rollout.close();
     this.room.close();
     for (const w of [...this.waits]) w.cancel();
+  }
+
+  /** Whether close() came: a method, so that a check after an await is not taken as known. */
+  private isClosed(): boolean {
+    return this.closed;
   }
 
   get stopping(): boolean {
@@ -119,7 +143,17 @@ export class FleetJob {
   }
 
   private async run(d: DeviceRecord): Promise<void> {
-    if (d.state === "sending" && !(await this.adopt(d))) return;
+    const { unsure } = this;
+    // After a crash, a device whose command went out before it may also have ended before it, its
+    // message told, with the store's flush still to come: its message says mayHaveBeenSent.
+    const before = unsure !== undefined && (d.state === "sending" || d.state === "sent");
+    if (d.state === "sending" && !(await this.adopt(d, d.sentAt ?? 0))) return;
+    if (before && d.state === "sent") d.mayHaveBeenSent = true;
+    if (d.state === "pending" && unsure) {
+      // Sent after the record on disk was written, it may be: from then, to when this job resumed.
+      if (!(await this.adopt(d, unsure.from, unsure.to))) return;
+      if (isSent(d)) d.mayHaveBeenSent = true;
+    }
     if (d.state === "pending" && !(await this.send(d))) return;
     if (d.state === "sent") await this.await(d);
   }
@@ -140,24 +174,24 @@ export class FleetJob {
         this.room.leave();
         return false;
       }
-      d.state = "sending";
-      d.sentAt = Date.now();
-      d.firstSentAt ??= d.sentAt;
-      this.hooks.save(this.record);
       this.hooks.progress();
       let sent: SentCommand;
       try {
-        sent = await sendToDevice(client, names, d.device, elems, ttl, this.call);
+        sent = await sendToDevice(client, names, d.device, elems, ttl, this.call, {
+          sender: this.senderOf(d),
+          beforeSend: () => this.leaving(d),
+        });
       } catch (err) {
         this.room.leave();
-        // Closed during the POST: the device stays `sending`, for the look-up at the resume.
+        // Closed: a device whose POST left stays `sending`, for the look-up at the resume; one
+        // still waiting in the limiter stays pending, and is sent at the resume.
         if (this.closed) return false;
         const left = firstTry + timeoutMs - Date.now();
         if (certainlyNotSent(err) && left > 0) {
           // Not sent (or not acted on): it waits as if never started, then tries again.
           d.state = "pending";
           delete d.sentAt;
-          this.hooks.save(this.record);
+          void this.hooks.save(this.record);
           const pause = Math.max(pauseAfter(attempt), err.retryAfterMs ?? 0);
           if (pause < left) {
             if (await this.room.wait(pause)) continue;
@@ -172,77 +206,135 @@ export class FleetJob {
       if (this.closed) return false;
       const { command } = sent;
       d.state = "sent";
+      d.sentAt ??= command.sentAt;
       if (command.id !== undefined) d.commandId = command.id;
       d.since =
         command.id !== undefined
           ? command.creationDate
           : command.creationDate - LOCAL_CLOCK_SKEW_MS;
-      this.hooks.save(this.record);
+      void this.hooks.save(this.record);
       return true;
     }
   }
 
   /**
-   * A device left `sending` by the job before a redeploy or a restart: looks for its command in
-   * the device's `:command` stream. A request cut off by the close may still be made by the
-   * server, so a command not found while the send's request could still be running is looked
-   * for once more when that time is over. False when the device ended here (or the node closed).
+   * The POST of `d` has its slot in the limiter: it is recorded as being sent, and the store has
+   * that record before the POST leaves. Closed meanwhile, it does not leave.
    */
-  private async adopt(d: DeviceRecord): Promise<boolean> {
-    const sentAt = d.sentAt ?? 0;
-    let found = await this.findCommand(d, sentAt);
-    // The request's budget from the recorded send, and a second for what comes before the POST.
+  private async leaving(d: DeviceRecord): Promise<void> {
+    if (this.closed) throw new EdgeError("aborted", { method: "POST", path: d.device });
+    if (d.state !== "sending") {
+      d.state = "sending";
+      d.sentAt = Date.now();
+      d.firstSentAt ??= d.sentAt;
+      await this.hooks.save(this.record);
+      // Read again: the node may have closed during the save.
+      if (this.isClosed()) throw new EdgeError("aborted", { method: "POST", path: d.device });
+    }
+  }
+
+  /** Its name in the runtime's registry of sent commands: this job's run, this device. */
+  private senderOf(d: DeviceRecord): string {
+    return senderOf(this.record, d);
+  }
+
+  /**
+   * A device that may have been sent before a redeploy or a restart (`sending`; or, in a job read
+   * back from the store after a restart, `pending`), whose POST started from `from` to `lastStart`
+   * at the latest: looks for its command in the device's `:command` stream. A request cut off by
+   * the close may still be made by the server, so a command not found while that request could
+   * still be running is looked for once more when that time is over. False when the device ended
+   * here (or the node closed); else its state says what to do next (`sent`: await; `pending`:
+   * send).
+   */
+  private async adopt(d: DeviceRecord, from: number, lastStart = from): Promise<boolean> {
+    // The request's budget, and a second for what comes before the POST.
     const budget = this.services.client.budgetMs(this.call) + 1_000;
-    const left = sentAt + budget - Date.now();
+    const landBy = lastStart + budget;
+    let found = await this.findCommand(d, from, landBy);
+    const left = landBy - Date.now();
     if (found === undefined && left > 0) {
       // At most one budget: a send time read back from a store may lie in the future.
       if (!(await this.room.wait(Math.min(left, budget)))) return false;
-      found = await this.findCommand(d, sentAt);
+      found = await this.findCommand(d, from, landBy);
     }
     if (found === false || this.closed) return false;
+    if (found === "many") {
+      const detail =
+        "two or more commands with these elems, not sent by this Node-RED, could be it";
+      this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }), true);
+      return false;
+    }
     if (found) {
       d.state = "sent";
-      if (typeof found.id === "string" && found.id) d.commandId = found.id;
+      d.sentAt ??= from;
+      // A server may give ids as JSON numbers: the same id as text.
+      const id: unknown = found.id;
+      if ((typeof id === "string" && id !== "") || typeof id === "number") d.commandId = String(id);
       d.since = found.creationDate;
     } else {
       d.state = "pending";
+      delete d.sentAt;
     }
-    this.hooks.save(this.record);
+    void this.hooks.save(this.record);
     return true;
   }
 
   /**
-   * The command of `d` made since `sentAt` (with the job's elems); undefined when there is none;
-   * false when the device ended here (the stream could not be read) or the node closed.
+   * The command of `d` in its `:command` stream: made with the job's elems from `from` to
+   * `landBy` (our clock; the server's may be off by LOCAL_CLOCK_SKEW_MS), and told apart from the
+   * commands this runtime sent for other jobs and flows (sent-commands.ts). Its own (this runtime
+   * sent it for this device), or the only one of unknown sender; undefined when there is none;
+   * "many" when two or more of unknown sender could be it; false when the device ended here (the
+   * stream could not be read) or the node closed.
    */
   private async findCommand(
     d: DeviceRecord,
-    sentAt: number,
-  ): Promise<(DeviceEvent & { creationDate: number }) | undefined | false> {
+    from: number,
+    landBy: number,
+  ): Promise<(DeviceEvent & { creationDate: number }) | undefined | "many" | false> {
     const { client } = this.services;
+    const path = client.streamPath(d.device, ":command");
+    // A send of this runtime still on its way there has no id in the registry yet: wait for it
+    // (bounded by its budget) rather than take its command for this one.
+    if (sentCommands.busy(path)) {
+      await Promise.race([sentCommands.quiet(path), this.room.wait(client.budgetMs(this.call))]);
+      if (this.isClosed()) return false;
+    }
     let events: DeviceEvent[];
     try {
-      events = await client.listEventsByPath(
-        client.streamPath(d.device, ":command"),
-        { limit: LOOK_BACK },
-        this.call,
-      );
+      events = await client.listEventsByPath(path, { limit: LOOK_BACK }, this.call);
     } catch (err) {
       if (this.closed) return false;
       // No such stream (yet): the POST has not made the command there.
       if (err instanceof EdgeError && err.status === 404) return undefined;
-      const detail = err instanceof Error ? err.message : String(err);
-      this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }));
+      const reason = err instanceof Error ? err.message : String(err);
+      const detail = `the stream could not be read: ${reason}`;
+      this.fail(d, new EdgeError("send-uncertain", { device: d.device, detail }), true);
       return false;
     }
-    if (this.closed) return false;
+    if (this.isClosed()) return false;
     const elems = this.record.settings.elems;
-    return events.find(
-      (e): e is DeviceEvent & { creationDate: number } =>
-        typeof e.creationDate === "number" &&
-        e.creationDate >= sentAt - LOCAL_CLOCK_SKEW_MS &&
-        sameJson(e.elems, elems),
-    );
+    const mine = this.senderOf(d);
+    const unknown: (DeviceEvent & { creationDate: number })[] = [];
+    for (const e of events) {
+      if (
+        typeof e.creationDate !== "number" ||
+        e.creationDate < from - LOCAL_CLOCK_SKEW_MS ||
+        e.creationDate > landBy + LOCAL_CLOCK_SKEW_MS ||
+        !sameJson(e.elems, elems)
+      )
+        continue;
+      const id: unknown = e.id;
+      const sender =
+        typeof id === "string" || typeof id === "number"
+          ? sentCommands.senderOf(path, String(id))
+          : undefined;
+      if (sender === mine) return e;
+      if (sender === undefined) unknown.push(e);
+    }
+    if (unknown.length > 1) return "many";
+    return unknown[0];
   }
 
   private await(d: DeviceRecord): Promise<void> {
@@ -292,8 +384,10 @@ export class FleetJob {
     this.finish(d, outcome.kind, elapsedOf(d), readError, marker, outcome.markers);
   }
 
-  private fail(d: DeviceRecord, err: unknown): void {
+  /** `mayHaveBeenSent`: the device's command may have been sent; it is not sent again. */
+  private fail(d: DeviceRecord, err: unknown, mayHaveBeenSent = false): void {
     const error = asEdgeError(err);
+    if (mayHaveBeenSent || error.mayHaveBeenSent) d.mayHaveBeenSent = true;
     this.finish(d, "failed", elapsedOf(d), error, null, []);
   }
 
@@ -313,7 +407,7 @@ export class FleetJob {
       d.message = this.hooks.describe(error);
     }
     this.rollout.outcome(d);
-    this.hooks.save(this.record);
+    void this.hooks.save(this.record);
     const { client } = this.services;
     const command = commandOf(d, this.record, () => client.streamPath(d.device, ":command"));
     try {
@@ -325,7 +419,7 @@ export class FleetJob {
       const error = asEdgeError(err);
       d.error = error.code;
       d.message = this.hooks.describe(error);
-      this.hooks.save(this.record);
+      void this.hooks.save(this.record);
       try {
         this.hooks.device({ record: d, command, marker: null, markers: [] });
       } catch {
@@ -333,6 +427,31 @@ export class FleetJob {
       }
     }
     this.hooks.progress();
+  }
+}
+
+/** A function, not an inline check: adopt() changes the state that a check before it narrowed. */
+function isSent(d: DeviceRecord): boolean {
+  return d.state === "sent";
+}
+
+/** A device of a job run as the runtime's registry of sent commands names its sender. */
+export function senderOf(job: JobRecord, d: DeviceRecord): string {
+  return `fleet ${job.job} ${job.startedAt} ${d.device}`;
+}
+
+/**
+ * The commands a job read back from a store got, remembered as sent by it: another job resumed
+ * beside it must not take them for its own. `pathOf` may throw for a name that makes no path.
+ */
+export function rememberJob(job: JobRecord, pathOf: (device: string) => string): void {
+  for (const d of job.devices) {
+    if (d.commandId === undefined) continue;
+    try {
+      sentCommands.remember(pathOf(d.device), d.commandId, senderOf(job, d));
+    } catch {
+      // A device whose name makes no path was never sent.
+    }
   }
 }
 

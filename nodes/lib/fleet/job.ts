@@ -27,6 +27,11 @@ export interface DeviceRecord {
   /** The code of the error that made it `failed` (or of the inbox that could not be read). */
   error?: string;
   message?: string;
+  /**
+   * Ended not knowing whether its command arrived (send-uncertain; it was not sent again), or
+   * resumed after a crash with its command sent before it: its outcome may have been told then.
+   */
+  mayHaveBeenSent?: boolean;
 }
 
 export interface RolloutSettings {
@@ -69,6 +74,16 @@ export interface JobRecord {
   msg: string;
   /** Set while the job waits for its turn: it has no devices yet. */
   queued?: QueuedPlan;
+  /**
+   * Wall clock ms of its last save: read back after a restart, a device it calls pending may have
+   * been sent after then (a store writes its cache to disk only every so often).
+   */
+  savedAt?: number;
+  /**
+   * Wall clock ms when its node closed with the job running (a deploy, a stop): saved then, the
+   * record is exact. Absent while it runs, so a record read back without it was cut off by a crash.
+   */
+  closedAt?: number;
 }
 
 /** The failures the stop rule counts. */
@@ -165,6 +180,7 @@ function checkDevice(d: unknown): boolean {
     optional(d.elapsed, isNumber) &&
     optional(d.error, (v) => typeof v === "string") &&
     optional(d.message, (v) => typeof v === "string") &&
+    optional(d.mayHaveBeenSent, (v) => typeof v === "boolean") &&
     // A device being sent or sent knows when; an ended one has its outcome.
     (d.state === "pending" || d.state === "ended" || isNumber(d.sentAt)) &&
     (d.state !== "ended" || d.outcome !== undefined)
@@ -192,6 +208,8 @@ export function checkJobRecord(
   if (!isObject(value) || value.v !== 1) return { ok: false, field: "v" };
   if (typeof value.job !== "string") return { ok: false, field: "job" };
   if (!isNumber(value.startedAt)) return { ok: false, field: "startedAt" };
+  if (!optional(value.savedAt, isNumber)) return { ok: false, field: "savedAt" };
+  if (!optional(value.closedAt, isNumber)) return { ok: false, field: "closedAt" };
   if (typeof value.msg !== "string") return { ok: false, field: "msg" };
   const s = value.settings;
   if (

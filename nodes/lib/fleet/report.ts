@@ -11,6 +11,11 @@ export interface DeviceReport {
   error: string | null;
   /** Its sentence, else absent. */
   message?: string;
+  /**
+   * True when it ended not knowing whether its command arrived (not sent again), or when a crash
+   * cut its job off after its command went out (its outcome may have been told before); else absent.
+   */
+  mayHaveBeenSent?: true;
 }
 
 export interface Report {
@@ -59,6 +64,7 @@ export function reportOf(
       elapsed: d.elapsed ?? null,
       error: d.error ?? null,
       ...(d.message !== undefined ? { message: d.message } : {}),
+      ...(d.mayHaveBeenSent === true ? { mayHaveBeenSent: true as const } : {}),
     })),
   };
 }

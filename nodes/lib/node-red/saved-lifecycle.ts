@@ -28,8 +28,11 @@ export interface SavedLifecycle<R extends { msg: NodeMessageInFlow }> {
   told: Set<string>;
   /** Forgets the node's records kept in memory for the node that replaces it. */
   forget(): void;
-  /** The node closes. Called before the input handler's own close listener, registered later. */
-  closing(): void;
+  /**
+   * The node closes (`removed`: from the flows). Called before the input handler's own close
+   * listener, registered later: nothing the node runs has stopped yet.
+   */
+  closing(removed: boolean): void;
   /** False while the records must stay saved: the node closes, or its settings are invalid. */
   mayResume(): boolean;
   /** Hands the records read back to the node, each once. */
@@ -66,7 +69,7 @@ export function keepSavedRecords<R extends { msg: NodeMessageInFlow }>(
     }, storeError);
   });
   node.on("close", (removed: boolean, done: () => void) => {
-    life.closing();
+    life.closing(removed);
     cancelResume();
     if (!removed) {
       // The records stay in memory (and in the store) for the node the deploy puts here.

@@ -54,6 +54,17 @@ export class SavedRecords<T, R extends { msg: NodeMessageInFlow }> {
     this.set(key, record);
   }
 
+  /**
+   * As save(), resolving once the store has the record (a store that caches, as Node-RED's
+   * localfilesystem does by default, has it in its cache then, on disk at its next flush).
+   */
+  saveNow(key: string, record: T): Promise<void> {
+    this.kept.records.set(key, record);
+    return new Promise<void>((resolve) => {
+      this.set(key, record, this.store, resolve);
+    });
+  }
+
   remove(key: string): void {
     this.kept.records.delete(key);
     this.set(key, undefined);
@@ -162,13 +173,16 @@ export class SavedRecords<T, R extends { msg: NodeMessageInFlow }> {
     });
   }
 
-  private set(key: string, value: T | undefined, store = this.store): void {
+  /** `then`: told once the store answered, whether or not it failed (then onError is told). */
+  private set(key: string, value: T | undefined, store = this.store, then?: () => void): void {
     try {
       this.node.context().set(key, value, store as string, (err?: Error | null) => {
         if (err) this.onError(err);
+        then?.();
       });
     } catch (err) {
       this.onError(err);
+      then?.();
     }
   }
 }

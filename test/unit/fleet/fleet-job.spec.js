@@ -120,6 +120,24 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(job.devices[0].outcome, "complete");
   });
 
+  it("should not send again, and fail with send-uncertain and mayHaveBeenSent, when two commands of unknown sender could be its own", async function () {
+    const sentAt = Date.now();
+    for (let i = 0; i < 2; i++) {
+      const posted = await api(env.sim, "POST", "/event", {
+        body: { path: "/demo/devices/lcd-board/:command", elems: ELEMS },
+      });
+      assert.equal(posted.status, 201, posted.text);
+    }
+    const job = record([{ device: "lcd-board", state: "sending", sentAt }]);
+    const heard = await run(env.client(), job);
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 2);
+    const [d] = job.devices;
+    assert.equal(d.outcome, "failed");
+    assert.equal(d.error, "send-uncertain");
+    assert.equal(d.mayHaveBeenSent, true);
+    assert.equal(heard.devices.length, 1);
+  });
+
   it("should not send again, and fail with send-uncertain, when the stream cannot be read", async function () {
     await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", status: 500 });
     const job = record([{ device: "lcd-board", state: "sending", sentAt: Date.now() }]);
@@ -129,18 +147,59 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(job.devices[0].error, "send-uncertain");
   });
 
-  it("should record a device as sending, and save, before its POST", async function () {
+  it("should record a device as sending, and save, before its POST, and not while it waits in the account's limiter", async function () {
+    // One request at a time: a slow read holds the slot while the job's POST waits for it.
+    const client = env.client({ rateLimit: { perSecond: 0, concurrent: 1 } });
+    await control(env.sim, "POST", "/faults", {
+      method: "GET",
+      path: `/device/${SEED.lcd.id}`,
+      delayMs: 400,
+      count: 1,
+    });
+    const other = client.getDevice(SEED.lcd.id);
     const job = record([{ device: "lcd-board", state: "pending" }]);
     const states = [];
-    const client = env.client();
-    const create = client.createEventByPath.bind(client);
-    client.createEventByPath = (...args) => {
-      states.push(job.devices[0].state);
-      return create(...args);
-    };
-    const heard = await run(client, job);
-    assert.deepEqual(states, ["sending"]);
-    assert.ok(heard.saves >= 3, "saved at sending, sent and ended");
+    const posts = async () =>
+      (await control(env.sim, "GET", "/requests?limit=50")).json.filter(
+        (r) => r.method === "POST" && r.pathname.endsWith("/event"),
+      ).length;
+    let postsWhileSaving;
+    const poller = new InboxPoller(client);
+    const ended = new Promise((resolve) => {
+      const fleet = new FleetJob(
+        job,
+        { client, names: new DeviceNames(client), poller },
+        {},
+        {
+          save: async (r) => {
+            states.push(r.devices[0].state);
+            // The POST waits for this save: the server must not have it meanwhile.
+            if (states.length === 1) {
+              await new Promise((done) => setTimeout(done, 100));
+              postsWhileSaving = await posts();
+            }
+          },
+          device: () => {},
+          progress: () => {},
+          end: () => {
+            poller.close();
+            resolve();
+          },
+          describe: (err) => err.message,
+        },
+      );
+      fleet.start();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Still waiting in the limiter behind the read: not recorded as being sent.
+    assert.deepEqual(states, []);
+    assert.equal(job.devices[0].state, "pending");
+    await other;
+    await ended;
+    assert.equal(postsWhileSaving, 0);
+    assert.equal(await posts(), 1);
+    assert.equal(states[0], "sending", "saved as sending first");
+    assert.ok(states.length >= 3, "saved at sending, sent and ended");
     assert.equal(job.devices[0].outcome, "complete");
   });
 

@@ -1,0 +1,141 @@
+// edge-fleet-command when Node-RED is killed (SIGKILL) in the middle of a rollout, with a
+// `localfilesystem` context store that writes its cache to disk every second (issue 28, medium 6):
+// the record on disk is up to a second old, so devices sent in that second read back as pending.
+// What each device executed is read from the simulator's own `:command` streams; what left the
+// node is posted to a collector in this process, which outlives both Node-RED processes.
+"use strict";
+const assert = require("node:assert/strict");
+const { control, waitFor } = require("../support/simulator");
+const {
+  withRestarts,
+  deployFlows,
+  accountNode,
+  postNode,
+  pressInject,
+} = require("../support/node-red-process");
+
+const WAIT = 30000;
+const DEVICES = Array.from({ length: 60 }, (_, i) => `crash-${i + 1}`);
+/** A file store flushed every second, as the issue's run had it, beside the default memory one. */
+const FLUSHED_EVERY_SECOND = {
+  contextStorage: {
+    default: { module: "memory" },
+    file: { module: "localfilesystem", config: { flushInterval: 1 } },
+  },
+};
+
+/** Inject i1 into fleet f1 (store "file"); its report goes to /report, each device's to /device. */
+function flows(sim, sink) {
+  const post = (id, func, to) => [
+    { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
+    postNode(`p-${id}`, "t1", `${sink.url}${to}`),
+  ];
+  return [
+    { id: "t1", type: "tab", label: "fleet crash" },
+    // Ten sends a second, and a short request budget: a resumed look-up waits one budget at most.
+    accountNode(sim, { rate: 10, timeout: 2000, retries: 0 }),
+    {
+      id: "i1",
+      type: "inject",
+      z: "t1",
+      props: [{ p: "payload", v: JSON.stringify({ "/lcd/txt1": "once only" }), vt: "json" }],
+      repeat: "",
+      once: false,
+      wires: [["f1"]],
+    },
+    {
+      id: "f1",
+      type: "edge-fleet-command",
+      z: "t1",
+      account: "acc",
+      devices: DEVICES.join("\n"),
+      filter: "",
+      elems: "",
+      ttl: "",
+      rate: 0,
+      concurrency: 10,
+      maxFailures: 0,
+      timeout: "20000",
+      interval: 200,
+      store: "file",
+      wires: [["r1"], ["r2"]],
+    },
+    ...post("r1", "msg.payload = { report: msg.payload };\nreturn msg;", "/report"),
+    ...post(
+      "r2",
+      "msg.payload = { device: msg.device, outcome: msg.outcome, mayHaveBeenSent: msg.mayHaveBeenSent === true };\nreturn msg;",
+      "/device",
+    ),
+    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
+    ...post("f9", "msg.payload = { message: msg.error.message };\nreturn msg;", "/error"),
+  ];
+}
+
+describe("edge-fleet-command killed in the middle of a rollout", function () {
+  this.timeout(180000);
+  const env = withRestarts("/report", "/device", "/error");
+
+  const commandsOf = async (name) =>
+    (await control(env.sim, "GET", `/devices/${name}`)).json.streams.command.count;
+
+  async function sentSoFar() {
+    let sent = 0;
+    for (const name of DEVICES) sent += await commandsOf(name);
+    return sent;
+  }
+
+  it("sends no device the command twice after a crash inside the store's flush window, and ends each device once", async function () {
+    const { sim, sink } = env;
+    for (const name of DEVICES) {
+      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
+      assert.equal(res.status, 201, res.text);
+    }
+    await env.startRed(FLUSHED_EVERY_SECOND);
+    await deployFlows(env.red.url, flows(sim, sink));
+    await pressInject(env.red, WAIT);
+    // Killed while it sends: ten a second, so the last second's sends are not on disk yet.
+    await waitFor(async () => (await sentSoFar()) >= 25, {
+      timeoutMs: WAIT,
+      intervalMs: 50,
+      what: "25 commands sent",
+    });
+    const { child } = env.red;
+    await new Promise((resolve) => {
+      child.once("exit", resolve);
+      child.kill("SIGKILL");
+    });
+    env.red = undefined;
+    assert.deepEqual(sink.got["/report"], []);
+
+    await env.startRed(FLUSHED_EVERY_SECOND);
+    await waitFor(() => sink.got["/report"].length >= 1, {
+      timeoutMs: 60000,
+      intervalMs: 100,
+      what: `the report (errors ${JSON.stringify(sink.got["/error"])})\n${env.red?.output().slice(-3000)}`,
+    });
+    // What the devices executed: the flow asked each for one command.
+    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
+
+    const [{ report }] = sink.got["/report"];
+    assert.equal(report.restored, true);
+    assert.equal(report.total, 60);
+    assert.deepEqual(report.devices.map((d) => d.device).sort(), [...DEVICES].sort());
+    assert.equal(
+      report.complete,
+      60,
+      JSON.stringify(report.devices.filter((d) => d.outcome !== "complete")),
+    );
+    assert.deepEqual(sink.got["/error"], []);
+    // Each device ends once: one message, or a second one only when it says that its command
+    // went out before the crash (its first may have been told then; the documented exception).
+    const byDevice = new Map(DEVICES.map((name) => [name, []]));
+    for (const m of sink.got["/device"]) byDevice.get(m.device).push(m);
+    for (const [name, messages] of byDevice) {
+      assert.ok(messages.length >= 1, `${name} has no message`);
+      const plain = messages.filter((m) => !m.mayHaveBeenSent);
+      assert.ok(plain.length <= 1, `${name} ended twice: ${JSON.stringify(messages)}`);
+      assert.ok(messages.length <= 2, `${name} ended ${messages.length} times`);
+      if (messages.length === 2) assert.equal(messages[1].mayHaveBeenSent, true, name);
+    }
+  });
+});
