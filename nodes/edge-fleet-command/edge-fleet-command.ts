@@ -385,11 +385,13 @@ export = function (RED: NodeAPI): void {
       const key = resumed?.key ?? saved.newKey();
       const record = resumed?.job ?? queuedRecord(plan, msg);
       saved.save(key, record);
+      const from = resumed ? { fromStore: resumed.fromStore } : undefined;
       // Stopped by the node's close, it stays saved, to resume; otherwise it has ended (a report,
       // an error) and goes, also when the close comes just after its report.
+      const state = { running: false };
       let ended = false;
       try {
-        const result = await startJob(key, plan, record, resumed !== undefined, msg, ctx, turn);
+        const result = await startJob(key, plan, record, from, msg, ctx, turn, state);
         ended = result !== null || !ctx.signal.aborted;
         return result;
       } catch (err) {
@@ -397,6 +399,13 @@ export = function (RED: NodeAPI): void {
         throw err;
       } finally {
         if (ended) saved.remove(key);
+        else if (!state.running) {
+          // Stopped before it ran: saved as closed, so that read back after a restart it is known
+          // not to have sent anything (a queued record without it may be one cut off by a crash
+          // after the job had started, its running record not yet on disk).
+          record.closedAt = Date.now();
+          saved.save(key, record);
+        }
       }
     };
 
@@ -420,16 +429,22 @@ export = function (RED: NodeAPI): void {
       };
     };
 
-    /** Waits for its turn, resolves the devices and runs the job (or reports the dry run). */
+    /**
+     * Waits for its turn, resolves the devices and runs the job (or reports the dry run). `from`:
+     * the job was saved while queued and resumed, from the store or from memory; `state.running`
+     * is set once its running record takes the queued one's place.
+     */
     const startJob = async (
       key: string,
       plan: Plan,
       queued: JobRecord,
-      restored: boolean,
+      from: { fromStore: boolean } | undefined,
       msg: NodeMessageInFlow,
       ctx: InputContext,
       turn: Promise<boolean>,
+      state: { running: boolean },
     ): Promise<Result | null> => {
+      const restored = from !== undefined;
       if (!(await turn)) return null;
       try {
         const { client, names } = accountOf(RED, def.account);
@@ -472,7 +487,13 @@ export = function (RED: NodeAPI): void {
         // Cancelled while its devices were being resolved: it reports them all not sent.
         if (cancelAsked) record.stopped = "cancelled";
         resolving = false;
-        return await runJob(key, record, restored, msg, ctx);
+        // Read back from a store without the mark of a clean stop: a crash may have cut it off
+        // after it started, its devices sent since it was queued. Each is looked up from then
+        // before it is sent (fleet-job.ts), as a running job read back after a crash is.
+        const unsure = from?.fromStore === true && queued.closedAt === undefined;
+        if (unsure) record.savedAt = queued.startedAt;
+        state.running = true;
+        return await runJob(key, record, restored, msg, ctx, unsure);
       } finally {
         current = undefined;
         resolving = false;

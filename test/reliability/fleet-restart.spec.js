@@ -146,6 +146,39 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     await checkResumed();
   });
 
+  it("runs a job queued behind the running one after a restart, once, after the resumed job", async function () {
+    await prepare();
+    await env.startRed();
+    await deployFlows(env.red.url, flows(env.sim, env.sink));
+    await twoSent();
+    // A second, identical job waits for its turn when Node-RED stops.
+    await pressInject(env.red, WAIT);
+    await sleep(300);
+    await env.stopRed();
+    assert.deepEqual(env.sink.got["/report"], []);
+    await env.startRed();
+    for (const name of DEVICES)
+      await control(env.sim, "PUT", `/devices/${name}/online`, { online: true });
+    await waitFor(() => env.sink.got["/report"].length >= 2, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: "two reports",
+    });
+    const [first, second] = env.sink.got["/report"].map((r) => r.report);
+    assert.notEqual(first.job, second.job);
+    assert.ok(second.startedAt >= first.endedAt, "the queued job ran after the resumed one");
+    for (const r of [first, second]) {
+      assert.equal(r.restored, true);
+      assert.equal(r.complete, 5, JSON.stringify(r));
+    }
+    assert.equal(env.sink.got["/report"][1].keep, "kept");
+    // Once per job: neither job sent a device twice, and the queued one was not lost.
+    for (const name of DEVICES) assert.equal(await commandsOf(name), 2, name);
+    await sleep(1000);
+    assert.equal(env.sink.got["/report"].length, 2);
+    assert.deepEqual(env.sink.got["/error"], []);
+  });
+
   it("drops a saved job whose settings are out of range or whose devices are over 10,000, with a warning naming the node, and runs the next job", async function () {
     const { sim, sink } = env;
     for (const name of DEVICES) {
