@@ -181,6 +181,21 @@ export = function (RED: NodeAPI): void {
       warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
     });
     const turns = new Turns(MAX_QUEUED);
+    /** The saved records of the jobs waiting for their turn, by key. */
+    const waiting = new Map<string, JobRecord>();
+    /**
+     * The turn passes on. Each waiting job's record is saved with the time (savedAt): read back
+     * after a crash without its running record, a job cannot have sent anything before then, so
+     * the commands of the job before it (an identical one, say) are not taken for its own.
+     */
+    const release = (): void => {
+      const now = Date.now();
+      for (const [key, r] of waiting) {
+        r.savedAt = now;
+        saved.save(key, r);
+      }
+      turns.release();
+    };
     /** The job running now, with whether it was resumed and its key in the store. */
     let current: { job: FleetJob; restored: boolean; key: string } | undefined;
     /** A job holds the turn but is still resolving its devices; and msg.cancel came meanwhile. */
@@ -374,7 +389,7 @@ export = function (RED: NodeAPI): void {
           return await runJob(resumed.key, resumed.job, true, msg, ctx, resumed.fromStore);
         } finally {
           current = undefined;
-          turns.release();
+          release();
         }
       }
       const plan = resumed?.job.queued ? planOfQueued(resumed.job) : planOf(msg, def);
@@ -385,6 +400,7 @@ export = function (RED: NodeAPI): void {
       const key = resumed?.key ?? saved.newKey();
       const record = resumed?.job ?? queuedRecord(plan, msg);
       saved.save(key, record);
+      waiting.set(key, record);
       const from = resumed ? { fromStore: resumed.fromStore } : undefined;
       // Stopped by the node's close, it stays saved, to resume; otherwise it has ended (a report,
       // an error) and goes, also when the close comes just after its report.
@@ -398,6 +414,7 @@ export = function (RED: NodeAPI): void {
         ended = !ctx.signal.aborted;
         throw err;
       } finally {
+        waiting.delete(key);
         if (ended) saved.remove(key);
         else if (!state.running) {
           // Stopped before it ran: saved as closed, so that read back after a restart it is known
@@ -488,17 +505,18 @@ export = function (RED: NodeAPI): void {
         if (cancelAsked) record.stopped = "cancelled";
         resolving = false;
         // Read back from a store without the mark of a clean stop: a crash may have cut it off
-        // after it started, its devices sent since it was queued. Each is looked up from then
+        // after it started, its devices sent since its last save. Each is looked up from then
         // before it is sent (fleet-job.ts), as a running job read back after a crash is.
         const unsure = from?.fromStore === true && queued.closedAt === undefined;
-        if (unsure) record.savedAt = queued.startedAt;
+        if (unsure) record.savedAt = queued.savedAt ?? queued.startedAt;
+        waiting.delete(key);
         state.running = true;
         return await runJob(key, record, restored, msg, ctx, unsure);
       } finally {
         current = undefined;
         resolving = false;
         cancelAsked = false;
-        turns.release();
+        release();
       }
     };
 
