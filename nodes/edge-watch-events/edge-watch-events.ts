@@ -9,7 +9,8 @@
 // replaces stopped, whatever Start says: Start is where a watch starts, and a redeploy does not
 // start a new one. A "new" watch once took the stream's head again at every such deploy, and the
 // events of its last read and of the deploy itself were never sent (issue 28). A changed Stream
-// or Start setting starts afresh, as asked.
+// or Start setting starts afresh, as asked. While Node-RED deploys, the node sends nothing and its
+// position stays (lib/node-red/deploying.ts): a message to a node being restarted is dropped.
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
@@ -28,6 +29,7 @@ import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
 import { contextIdOf } from "../lib/node-red/context-id";
+import { deployingOf } from "../lib/node-red/deploying";
 import { isPersistentStore } from "../lib/node-red/persistent-store";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
@@ -119,7 +121,13 @@ class NodeWatch implements Watch {
     private readonly settings: ReturnType<typeof settingsOf>,
     /** Keeps the position in memory for the node a redeploy puts in this one's place. */
     private readonly remember: (saved: SavedPosition) => void,
+    /** True while Node-RED deploys: messages sent then to a node it restarts are dropped. */
+    private readonly deploying: () => boolean,
   ) {}
+
+  holding(): boolean {
+    return this.deploying();
+  }
 
   get intervalMs(): number {
     return this.settings.intervalMs;
@@ -295,6 +303,7 @@ export = function (RED: NodeAPI): void {
   const positions = new Map<string, Remembered>();
   /** The nodes already told that a restart loses their position: once each. */
   const toldVolatile = new Set<string>();
+  const deploying = deployingOf(RED.events);
 
   function EdgeWatchEventsNode(this: Node, def: WatchEventsDef) {
     RED.nodes.createNode(this, def);
@@ -318,9 +327,15 @@ export = function (RED: NodeAPI): void {
     }
     const contextId = contextIdOf(this);
     const startAs = startKey(settings);
-    const watch = new NodeWatch(this, t, settings, (saved) => {
-      positions.set(contextId, { saved, startAs });
-    });
+    const watch = new NodeWatch(
+      this,
+      t,
+      settings,
+      (saved) => {
+        positions.set(contextId, { saved, startAs });
+      },
+      deploying,
+    );
     // The account's health shows on this node as on the others of the account.
     const unwatchHealth = healthOf(RED, def.account)?.watch((s) => {
       watch.account(accountStatus(t, s));

@@ -68,6 +68,21 @@ function flow(sim, stream, start) {
   return { nodes, credentials };
 }
 
+/**
+ * A node that passes messages on and takes 600 ms to close, as a node that flushes something at
+ * its close does: while a deploy restarts it, Node-RED has no node of its id to route a message to.
+ */
+function slowClose(RED) {
+  RED.nodes.registerType("slow-close", function (config) {
+    RED.nodes.createNode(this, config);
+    this.on("input", (msg, send, done) => {
+      send(msg);
+      done();
+    });
+    this.on("close", (done) => setTimeout(done, 600));
+  });
+}
+
 describe("edge-watch-events redeployed while its stream keeps getting events (stock settings)", function () {
   this.timeout(60000);
   const env = withRedAndSimulator();
@@ -121,4 +136,47 @@ describe("edge-watch-events redeployed while its stream keeps getting events (st
       assert.equal(old, start === "last" ? 1 : 0);
     });
   }
+
+  it("should send no event while a deploy restarts the node after it, and every event once after", async function () {
+    const { sim } = env;
+    const stream = await newStream(sim, "w-redeploy-next");
+    let { nodes, credentials } = flow(sim, stream, "new");
+    nodes = nodes.map((n) => (n.id === "w1" ? { ...n, wires: [["next"]] } : n));
+    nodes.push({
+      id: "next",
+      type: "slow-close",
+      z: "t1",
+      name: "next",
+      x: 200,
+      y: 40,
+      wires: [["out"]],
+    });
+    await load(nodes, credentials, [slowClose]);
+    const out = helper.getNode("out");
+    const shown = statuses(helper.getNode("w1"));
+    await waitFor(() => shown.some((s) => s.text === "watching"), {
+      timeoutMs: WAIT,
+      what: "the watch started",
+    });
+    const before = new Set(await streamIds(sim, stream));
+    const stop = keepAdding(sim, stream, 100);
+    for (const name of ["changed 1", "changed 2", "changed 3"]) {
+      await sleep(700);
+      nodes = nodes.map((n) => (n.id === "next" ? { ...n, name } : n));
+      await helper.setFlows(nodes, "nodes", credentials);
+    }
+    await sleep(700);
+    await stop();
+    const expected = (await streamIds(sim, stream)).filter((id) => !before.has(id));
+    await waitFor(() => out.received.length >= expected.length, {
+      timeoutMs: WAIT,
+      intervalMs: 50,
+      what: `${expected.length} events`,
+    }).catch(() => {});
+    await sleep(700);
+    const got = out.received.map((m) => m.eventId);
+    const missing = expected.filter((id) => !got.includes(id));
+    assert.deepEqual(missing, [], `${missing.length} of ${expected.length} events never arrived`);
+    assert.deepEqual(got, expected);
+  });
 });
