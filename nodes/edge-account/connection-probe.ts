@@ -8,7 +8,11 @@
 // does not know in its envelope before it looks at credentials (the bundled simulator does). So
 // the same request goes again with a made-up token, and only when that one is refused (401/403)
 // while ours was accepted do the URL and the credentials count as proven.
-import { randomBytes } from "node:crypto";
+//
+// The made-up token looks like the one tried: its length, its first half, and for the rest random
+// characters of the token's own kinds. It was `edgewire-probe-` and 24 hex digits, and a server
+// that refused only that shape made Test connection say "Connected" for any token (issue 28).
+import { randomInt } from "node:crypto";
 import type { AccountSettings } from "../lib/api/account-settings";
 import { EdgeClient } from "../lib/api/client";
 import { EdgeError } from "../lib/api/errors";
@@ -39,6 +43,38 @@ async function ask(client: EdgeClient): Promise<string> {
   }
 }
 
+const KINDS = [/[0-9]/, /[a-z]/, /[A-Z]/];
+
+/**
+ * A token with the shape of `token`: the same length and first half; each later letter or digit
+ * drawn at random from the token's own characters of its kind (digit, lower case, upper case), so
+ * a hex token stays hex; anything else kept. Never `token` itself.
+ */
+export function lookalike(token: string, pick: (n: number) => number = randomInt): string {
+  // A token is a header value: ASCII, one character a code unit.
+  const chars = token.split("");
+  const kindOf = (c: string): number => KINDS.findIndex((k) => k.test(c));
+  const pools = KINDS.map((_, i) => chars.filter((c) => kindOf(c) === i));
+  const from = Math.floor(chars.length / 2);
+  for (let tries = 0; tries < 8; tries++) {
+    const made = chars.map((c, i) => {
+      const pool = i < from ? [] : (pools[kindOf(c)] ?? []);
+      return pool.length > 0 ? (pool[pick(pool.length)] ?? c) : c;
+    });
+    const text = made.join("");
+    if (text !== token) return text;
+  }
+  // Its own characters cannot make another token (one kind, one character, or none): the last
+  // letter or digit becomes another of its kind, or a character is added.
+  let last = chars.length - 1;
+  while (last >= 0 && kindOf(chars[last] ?? "") < 0) last--;
+  if (last < 0) return `${token}0`;
+  const c = chars[last] ?? "";
+  const pair = ["01", "ab", "AB"][kindOf(c)] ?? "01";
+  chars[last] = c === pair[0] ? pair.slice(1) : pair.slice(0, 1);
+  return chars.join("");
+}
+
 /** How the control request failed, for the sentence: "HTTP 500", or the error's code. */
 function answered(err: unknown): string {
   if (!(err instanceof EdgeError)) return "?";
@@ -57,8 +93,8 @@ export async function probe(settings: AccountSettings): Promise<ProbeResult> {
     client = new EdgeClient({ ...settings, retry: { retries: 0 } });
     await ask(client);
     const ms = Math.round(performance.now() - started);
-    // A token no server issued; random, so that no server can be made to expect it.
-    const madeUp = `edgewire-probe-${randomBytes(12).toString("hex")}`;
+    // A token no server issued, that a server cannot tell from the one tried by its shape.
+    const madeUp = lookalike(settings.token);
     control = new EdgeClient({ ...settings, token: madeUp, retry: { retries: 0 } });
     try {
       return { proven: false, answer: await ask(control) };

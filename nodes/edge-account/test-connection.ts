@@ -5,10 +5,17 @@
 // Like the device picker it takes JSON from the editor's own pages only (admin-guard.ts), and it
 // sends a stored token only to the base URL its account was deployed with: to try another URL,
 // the token must be typed.
+//
+// A `${NAME}` in the URL or the company is read from the environment, as the deployed node reads
+// it (else a test of an account configured that way would try another URL than the node uses),
+// but the answer never shows the value: `${AWS_SECRET_ACCESS_KEY}` as the URL once came back as
+// "Invalid base URL: <the key>" (issue 28). The value and every piece of 8 of its characters are
+// replaced in the answer, as a token is (redact.ts).
 import type { NodeAPI } from "node-red";
 import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeError } from "../lib/api/errors";
+import { redact } from "../lib/api/redact";
 import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { editorOnly } from "./admin-guard";
@@ -32,11 +39,32 @@ interface Answer {
 
 /**
  * A property as the deployed node sees it: Node-RED replaces a whole `${NAME}` with the
- * environment variable when it starts the flow, and the dialog sends the text as typed.
+ * environment variable when it starts the flow, and the dialog sends the text as typed. A value
+ * read is added to `read`, to be kept out of the answer.
  */
-function fromEnv(value: string | undefined): string | undefined {
+function fromEnv(value: string | undefined, read: string[]): string | undefined {
   const name = value === undefined ? undefined : /^\s*\$\{(\w+)\}\s*$/.exec(value)?.[1];
-  return name === undefined ? value : (process.env[name] ?? "");
+  if (name === undefined) return value;
+  const found = process.env[name] ?? "";
+  if (found) read.push(found);
+  return found;
+}
+
+/** The answer without any value in `hidden`, nor a piece of one (the texts the editor shows). */
+function withoutValues(answer: Answer, hidden: readonly string[]): Answer {
+  if (hidden.length === 0) return answer;
+  const hide = (text: string): string => hidden.reduce((t, v) => redact(t, v), text);
+  const params =
+    answer.params &&
+    Object.fromEntries(
+      Object.entries(answer.params).map(([k, v]) => [k, typeof v === "string" ? hide(v) : v]),
+    );
+  return {
+    ...answer,
+    message: hide(answer.message),
+    ...(answer.company === undefined ? {} : { company: hide(answer.company) }),
+    ...(params ? { params } : {}),
+  };
 }
 
 /** The same origin and path prefix, however the two were written. */
@@ -60,20 +88,26 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
     (req: Request, res: Response) => {
       const body: unknown = req.body;
       const fields = typeof body === "object" && body !== null ? body : {};
-      testConnection(fields as Record<string, unknown>).then(
-        (answer) => res.json(answer),
+      const read: string[] = [];
+      testConnection(fields as Record<string, unknown>, read).then(
+        (answer) => res.json(withoutValues(answer, read)),
         (err: unknown) =>
           res
             .status(500)
-            .json({ ok: false, message: t("edge-account.test.error", { message: String(err) }) }),
+            .json(
+              withoutValues(
+                { ok: false, message: t("edge-account.test.error", { message: String(err) }) },
+                read,
+              ),
+            ),
       );
     },
   );
 
-  async function testConnection(body: Record<string, unknown>): Promise<Answer> {
+  async function testConnection(body: Record<string, unknown>, read: string[]): Promise<Answer> {
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
     const id = str(body.id);
-    const baseUrl = fromEnv(str(body.baseUrl)) ?? "";
+    const baseUrl = fromEnv(str(body.baseUrl), read) ?? "";
     const typedToken = str(body.token);
     const typed = typedToken && typedToken !== UNCHANGED_PASSWORD ? typedToken : undefined;
     const stored = id ? (RED.nodes.getCredentials(id) as Credentials | undefined) : undefined;
@@ -95,7 +129,7 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
     const creds: Credentials = { user: str(body.user) ?? stored?.user, token };
     const def: Partial<AccountDef> = {
       baseUrl,
-      company: fromEnv(str(body.company)),
+      company: fromEnv(str(body.company), read),
       timeout: str(body.timeout),
       // The TLS configuration is a deployed tls-config node, referred to by id.
       useTls: body.useTls === true,

@@ -12,6 +12,7 @@ import { EdgeError } from "../lib/api/errors";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
+import { sinceOf } from "../lib/commands/command-time";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { contextIdOf } from "../lib/node-red/context-id";
 import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
@@ -45,12 +46,6 @@ interface AwaitCommandDef extends NodeDef {
 
 const R = AWAIT_COMMAND_RANGES;
 /**
- * When the server returned no event, the command's time is our clock's, not the server's: allow
- * this much skew, or the command's own markers could look older than the command.
- */
-const LOCAL_CLOCK_SKEW_MS = 5_000;
-
-/**
  * The node's own Timeout, Interval and Inbox, checked at deploy: a Timeout of "abc" used to be
  * found only when a message came, after the command had been sent.
  */
@@ -60,15 +55,30 @@ function checkSettings(def: AwaitCommandDef): void {
   if (typeof def.inbox === "string") checkTemplate(def.inbox, "inbox");
 }
 
-function commandOf(msg: NodeMessageInFlow): CommandRef {
+/**
+ * The command's id as msg.command holds it: text, or a whole number above 0 from a Function node
+ * on a server whose ids are numbers (7 is the id "7", as edge-send-command makes it). A blank text
+ * names no command (every marker's text holds a space): the wait goes by date, as without an id.
+ * Any other value is refused: a number 7 was once ignored, and the wait took markers by date.
+ */
+function commandIdOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value.trim() === "" ? undefined : value;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return String(value);
+  throw new EdgeError("no-command");
+}
+
+/** What the wait needs of msg.command, read when the message arrives at `now`. */
+function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; since: number } {
   const c: unknown = msg.command;
   if (typeof c !== "object" || c === null) throw new EdgeError("no-command");
-  const ref = c as Partial<CommandRef>;
-  // An empty id names no command: every string holds it. Such a command is waited for like one
-  // without an id, by date (edge-send-command refuses it; a msg built by hand may still hold it).
-  const id = typeof ref.id === "string" && ref.id !== "" ? ref.id : undefined;
-  if (id === undefined && typeof ref.creationDate !== "number") throw new EdgeError("no-command");
-  return { ...ref, id } as CommandRef;
+  const ref = c as Partial<Record<keyof CommandRef, unknown>>;
+  const id = commandIdOf(ref.id);
+  // A Function node's hand-built reference may have no date, an ISO one or null: it waits from
+  // when it came, as a saved wait can be read back after a deploy or a restart (command-time.ts).
+  const since = sinceOf(ref.creationDate, id !== undefined, now);
+  if (since === undefined) throw new EdgeError("no-command");
+  return { ref: { ...(c as CommandRef), id }, since };
 }
 
 export = function (RED: NodeAPI): void {
@@ -191,7 +201,8 @@ export = function (RED: NodeAPI): void {
           );
         });
       }
-      const command = commandOf(msg);
+      const startedAt = Date.now();
+      const { ref: command, since } = commandOf(msg, startedAt);
       let inbox: InboxRef;
       if (!blank(def.inbox)) {
         const ref = resolveTarget(def.inbox, msg, "inboxId", "inbox-empty");
@@ -201,8 +212,11 @@ export = function (RED: NodeAPI): void {
       } else {
         throw new EdgeError("inbox-empty");
       }
-      // A ttl of 0 means "no ttl" to the server, so it cannot be a timeout here either.
-      const ttl = typeof command.ttl === "number" && command.ttl > 0 ? command.ttl : undefined;
+      // A ttl of 0 means "no ttl" to the server, so it cannot be a timeout here either; one that
+      // is not finite is none (a saved wait read back has none).
+      const given: unknown = command.ttl;
+      const ttl =
+        typeof given === "number" && Number.isFinite(given) && given > 0 ? given : undefined;
       const timeoutSource = !blank(msg.timeout)
         ? msg.timeout
         : !blank(def.timeout)
@@ -226,11 +240,6 @@ export = function (RED: NodeAPI): void {
         warn(text);
         setStatus({ fill: "yellow", shape: "ring", text: ctx.t("edge-await-command.status.ttl") });
       }
-      const since =
-        typeof command.id === "string"
-          ? command.creationDate
-          : command.creationDate - LOCAL_CLOCK_SKEW_MS;
-      const startedAt = Date.now();
       const key = saved.newKey();
       const { json, dropped } = serializeMessage(msg);
       if (dropped.length > 0) {

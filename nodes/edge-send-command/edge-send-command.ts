@@ -2,9 +2,12 @@
 // from the device name (POST /event) or by a stream id (POST /event/<id>). The elems go out as the
 // user wrote them, flat resource paths or nested objects. msg.command records what the await node
 // needs to find the command's markers.
-import type { Node, NodeAPI, NodeDef } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { accountOf, intakeOf } from "../lib/account/lookup";
+import { contextIdOf } from "../lib/node-red/context-id";
+import { onNextFlowsStarted } from "../lib/node-red/flows-started";
 import { handleInput } from "../lib/node-red/handler";
+import type { CarriedOutcome } from "../lib/node-red/handler";
 import { checkTemplate } from "../lib/node-red/render";
 import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
 import { blank, configError } from "../lib/node-red/config";
@@ -39,18 +42,53 @@ function checkSettings(def: SendCommandDef, target: "device" | "stream"): void {
 }
 
 export = function (RED: NodeAPI): void {
+  /**
+   * Per registration of the type: the messages whose command POST had left when their node closed
+   * for a redeploy, by the node's context id, for the node the deploy puts in its place. They end
+   * there, once: on the output with msg.restored when the answer came, else with an error that
+   * says the command may have been delivered. In memory only: a restart ends them with the process.
+   */
+  const carried = new Map<string, { msg: NodeMessageInFlow; outcome: CarriedOutcome }[]>();
+
   function EdgeSendCommandNode(this: Node, def: SendCommandDef) {
     RED.nodes.createNode(this, def);
     const target = def.target === "stream" ? "stream" : "device";
     const invalid = configError(() => {
       checkSettings(def, target);
     });
+    const contextId = contextIdOf(this);
+    const receive = this.receive.bind(this);
+    const restoring = new WeakMap<object, CarriedOutcome>();
+    const mine = carried.get(contextId);
+    carried.delete(contextId);
+    if (mine) {
+      let resumed = false;
+      const cancelResume = onNextFlowsStarted(RED.events, () => {
+        resumed = true;
+        for (const { msg, outcome } of mine) {
+          msg.restored = true;
+          restoring.set(msg, outcome);
+          receive(msg);
+        }
+      });
+      // Closed again before the flows started: the next node in its place takes them.
+      this.on("close", () => {
+        cancelResume();
+        if (!resumed) carried.set(contextId, [...(carried.get(contextId) ?? []), ...mine]);
+      });
+    }
     // As many messages at once as the account sends; the others wait, not started (intake.ts).
     handleInput(
       RED,
       this,
       "edge-send-command",
       async (msg, { call, t }) => {
+        const outcome = restoring.get(msg);
+        if (outcome) {
+          restoring.delete(msg);
+          if ("error" in outcome) throw outcome.error;
+          return outcome.result;
+        }
         const { client, names } = accountOf(RED, def.account);
         const elems = elemsOf(msg, def.elems || "");
         const ttlSource =
@@ -89,7 +127,14 @@ export = function (RED: NodeAPI): void {
           status: () => t("edge-send-command.status.sent"),
         };
       },
-      { account: def.account, invalid },
+      {
+        account: def.account,
+        invalid,
+        carry: (msg, outcome) => {
+          carried.set(contextId, [...(carried.get(contextId) ?? []), { msg, outcome }]);
+          return true;
+        },
+      },
     ).limitBy(intakeOf(RED, def.account));
   }
 

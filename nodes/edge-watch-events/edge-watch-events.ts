@@ -1,9 +1,16 @@
 // Starts a flow on every new event of a stream: one message per event, oldest first, each event
 // once while the node runs. The reading is shared per stream and account (lib/events/
-// stream-watcher.ts); this node chooses where to start, sends, keeps its position so that `resume`
-// continues after a redeploy (in this process's memory, whatever the settings: Node-RED deletes a
-// node's context at its close when no context store is configured) or a restart (in node
-// context, with a persistent store), and shows how the watch is doing.
+// stream-watcher.ts); this node chooses where to start, sends, keeps its position so that a
+// redeploy continues from the last event sent (in this process's memory, whatever the settings:
+// Node-RED deletes a node's context at its close when no context store is configured) and `resume`
+// also after a restart (in node context, with a persistent store), and shows how the watch is doing.
+//
+// A redeploy that restarts the node (a changed name, a full deploy) continues where the node it
+// replaces stopped, whatever Start says: Start is where a watch starts, and a redeploy does not
+// start a new one. A "new" watch once took the stream's head again at every such deploy, and the
+// events of its last read and of the deploy itself were never sent (issue 28). A changed Stream
+// or Start setting starts afresh, as asked. While Node-RED deploys, the node sends nothing and its
+// position stays (lib/node-red/deploying.ts): a message to a node being restarted is dropped.
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
@@ -22,6 +29,7 @@ import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
 import { contextIdOf } from "../lib/node-red/context-id";
+import { deployingOf } from "../lib/node-red/deploying";
 import { isPersistentStore } from "../lib/node-red/persistent-store";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
@@ -67,6 +75,21 @@ function settingsOf(def: WatchEventsDef) {
   return { stream, ref, start, intervalMs, last, store };
 }
 
+/** A node's last position in this process's memory, with the Start setting it was taken under. */
+interface Remembered {
+  saved: SavedPosition;
+  startAs: string;
+}
+
+/** The Start setting as one value: a change of it (also of Last) starts the watch afresh. */
+function startKey(settings: ReturnType<typeof settingsOf>): string {
+  return settings.start === "last" ? `last:${settings.last}` : settings.start;
+}
+
+function positionOf(saved: SavedPosition): Position {
+  return { date: saved.date, ids: saved.ids };
+}
+
 /** hh:mm:ss of a creation date, in the runtime's time zone. */
 function clock(ms: number): string {
   return new Date(ms).toTimeString().slice(0, 8);
@@ -98,7 +121,13 @@ class NodeWatch implements Watch {
     private readonly settings: ReturnType<typeof settingsOf>,
     /** Keeps the position in memory for the node a redeploy puts in this one's place. */
     private readonly remember: (saved: SavedPosition) => void,
+    /** True while Node-RED deploys: messages sent then to a node it restarts are dropped. */
+    private readonly deploying: () => boolean,
   ) {}
+
+  holding(): boolean {
+    return this.deploying();
+  }
 
   get intervalMs(): number {
     return this.settings.intervalMs;
@@ -271,9 +300,10 @@ export = function (RED: NodeAPI): void {
   const t = translator(RED, "edge-watch-events");
   // The last position of each node, by context id, across its close and re-creation by a deploy.
   // Per registration of the type, which Node-RED makes once per process.
-  const positions = new Map<string, SavedPosition>();
+  const positions = new Map<string, Remembered>();
   /** The nodes already told that a restart loses their position: once each. */
   const toldVolatile = new Set<string>();
+  const deploying = deployingOf(RED.events);
 
   function EdgeWatchEventsNode(this: Node, def: WatchEventsDef) {
     RED.nodes.createNode(this, def);
@@ -296,9 +326,16 @@ export = function (RED: NodeAPI): void {
       return;
     }
     const contextId = contextIdOf(this);
-    const watch = new NodeWatch(this, t, settings, (saved) => {
-      positions.set(contextId, saved);
-    });
+    const startAs = startKey(settings);
+    const watch = new NodeWatch(
+      this,
+      t,
+      settings,
+      (saved) => {
+        positions.set(contextId, { saved, startAs });
+      },
+      deploying,
+    );
     // The account's health shows on this node as on the others of the account.
     const unwatchHealth = healthOf(RED, def.account)?.watch((s) => {
       watch.account(accountStatus(t, s));
@@ -316,24 +353,26 @@ export = function (RED: NodeAPI): void {
     const begin = (saved: SavedPosition | undefined): void => {
       let from: StartFrom;
       if (settings.start === "resume" && saved && saved.stream === settings.stream) {
-        const position: Position = { date: saved.date, ids: saved.ids };
-        from = { kind: "position", position };
+        from = { kind: "position", position: positionOf(saved) };
       } else if (settings.start === "last") from = { kind: "last", count: settings.last };
       else from = { kind: "new" };
       watch.start(from, watcher);
     };
+    // Memory holds the newest position this process saved: the store may lag or be emptied.
+    const inMemory = positions.get(contextId);
     if (settings.start !== "resume") {
-      begin(undefined);
+      // The node a redeploy replaced, with the same Start: it goes on from its last event sent.
+      const same = inMemory?.startAs === startAs && inMemory.saved.stream === settings.stream;
+      if (same) watch.start({ kind: "position", position: positionOf(inMemory.saved) }, watcher);
+      else begin(undefined);
       return;
     }
     if (!isPersistentStore(RED.settings, settings.store) && !toldVolatile.has(contextId)) {
       toldVolatile.add(contextId);
       this.warn(t("edge-watch-events.warn.volatile"));
     }
-    // Memory holds the newest position this process saved: the store may lag or be emptied.
-    const inMemory = positions.get(contextId);
     if (inMemory) {
-      begin(inMemory);
+      begin(inMemory.saved);
       return;
     }
     this.context().get(KEY, settings.store as string, (err: Error | undefined, value: unknown) => {

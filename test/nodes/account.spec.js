@@ -4,6 +4,7 @@ const assert = require("node:assert/strict");
 const { load, account, helper, withRedAndSimulator } = require("../support/red");
 const { startNodeRed, adminAuth, login } = require("../support/node-red-process");
 const { capture } = require("../support/capture");
+const { serve } = require("../support/http-server");
 
 describe("edge-account", function () {
   const env = withRedAndSimulator();
@@ -122,6 +123,72 @@ describe("edge-account", function () {
     } finally {
       delete process.env.EDGE_TEST_BASE_URL;
       delete process.env.EDGE_TEST_COMPANY;
+    }
+  });
+
+  it("does not say Connected for any token on a server that refuses only tokens shaped like the made-up one", async function () {
+    // The made-up token was `edgewire-probe-` and 24 hex digits: a server that refused only that
+    // shape (and took every other token) made Test connection say "Connected" for any token.
+    const seen = [];
+    const server = await serve((req, res) => {
+      const token = String(req.headers["x-auth-token"]);
+      seen.push(token);
+      const refused = /^edgewire-probe-[0-9a-f]{24}$/.test(token) || token.length !== 19;
+      const status = refused ? 401 : 404;
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ head: { status, ok: false, messages: [], errors: ["no"] } }));
+    });
+    try {
+      await deploy();
+      const answer = await test({
+        baseUrl: server.url,
+        company: "demo",
+        token: "any-token-123456789",
+      });
+      assert.equal(answer.ok, false, answer.message);
+      assert.equal(answer.code, "unverified");
+      // The made-up token has the shape of the one tried, and is not it.
+      assert.equal(seen.length, 2);
+      assert.equal(seen[1].length, 19);
+      assert.notEqual(seen[1], seen[0]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never shows the value of an environment variable named as the base URL or the company", async function () {
+    const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    process.env.EDGE_TEST_SECRET = secret;
+    process.env.EDGE_TEST_BASE_URL = env.sim.url;
+    try {
+      await deploy();
+      const answers = [
+        await test({ baseUrl: "${EDGE_TEST_SECRET}", company: "demo", token: "x" }),
+        await test({ baseUrl: `http://${"${EDGE_TEST_SECRET}"}`, company: "demo", token: "x" }),
+        await test({
+          baseUrl: "${EDGE_TEST_BASE_URL}",
+          company: "${EDGE_TEST_SECRET}",
+          token: "x",
+        }),
+        await test({ baseUrl: env.sim.url, company: "${EDGE_TEST_SECRET}", token: env.sim.token }),
+      ];
+      for (const answer of answers) {
+        const text = JSON.stringify(answer);
+        for (let i = 0; i + 8 <= secret.length; i++)
+          assert.ok(!text.includes(secret.slice(i, i + 8)), `a piece of the value in ${text}`);
+        assert.equal(answer.ok, false, text);
+      }
+      // The value is still what is tried, as the deployed node would: a URL from the environment
+      // connects.
+      const ok = await test({
+        baseUrl: "${EDGE_TEST_BASE_URL}",
+        company: "demo",
+        token: env.sim.token,
+      });
+      assert.equal(ok.ok, true, ok.message);
+    } finally {
+      delete process.env.EDGE_TEST_SECRET;
+      delete process.env.EDGE_TEST_BASE_URL;
     }
   });
 

@@ -89,6 +89,40 @@ describe("edge-await-command across a redeploy and a restart", function () {
     assert.equal(await commandsSent(), 1, "the command was sent again");
   });
 
+  it("delivers the result once after a restart for a msg.command rebuilt in a Function node without its date", async function () {
+    // As a user keeps only the id and the device: no creationDate (issue 28).
+    const rebuilt = flows(sim, sink, { store: "file", timeout: 60000 }).flatMap((n) =>
+      n.id === "s1"
+        ? [
+            { ...n, wires: [["hb"]] },
+            {
+              id: "hb",
+              type: "function",
+              z: "t1",
+              func: "msg.command = { id: msg.command.id, device: msg.command.device };\nreturn msg;",
+              outputs: 1,
+              wires: [["a1"]],
+            },
+          ]
+        : [n],
+    );
+    await env.startRed();
+    await deploy(rebuilt);
+    await sendAndWait();
+    await env.stopRed();
+    await env.startRed();
+    await control(sim, "PUT", "/devices/lcd-board/online", { online: true });
+    await outputs(1);
+    const [out] = posted;
+    assert.equal(out.output, 0, JSON.stringify(out));
+    assert.equal(out.restored, true);
+    await sleep(1000);
+    assert.equal(posted.length, 1, JSON.stringify(posted));
+    assert.deepEqual(sink.got["/error"], []);
+    assert.doesNotMatch(env.red.output(), /is not valid/);
+    assert.equal(await commandsSent(), 1, "the command was sent again");
+  });
+
   it("gives one timed out, with msg.restored, for a deadline that passed while Node-RED was down", async function () {
     await env.startRed();
     await deploy(flows(sim, sink, { store: "file", timeout: 3000 }));

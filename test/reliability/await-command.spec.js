@@ -300,6 +300,56 @@ describe("edge-await-command reliability", function () {
     });
   });
 
+  describe("a Retry-After on the inbox pauses only the waits it came for", function () {
+    /** One inbox read answers 429 with Retry-After: 600 (10 minutes, the longest we wait). */
+    const stray429 = () =>
+      control(env.sim, "POST", "/faults", {
+        method: "GET",
+        path: "/event",
+        status: 429,
+        retryAfter: "600",
+        count: 1,
+      });
+
+    it("times out the command whose read met the 429, then completes the next command of the device", async function () {
+      const { send, ok, late, caught } = await start(env.sim, {
+        awaitProps: { timeout: "1500", interval: 100 },
+      });
+      await stray429();
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "first" } });
+      const first = await next(late, 10_000);
+      assert.match(first.timedOut.inboxError, /429/);
+      // The device answered the first command long ago, and answers this one in 20 ms: its
+      // result comes, not a time-out 10 minutes long.
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "second" } });
+      const second = await next(ok, 10_000);
+      assert.notEqual(second.command.id, first.command.id);
+      assert.deepEqual(names(second.markers), ["COMMAND_START", "COMMAND_COMPLETE"]);
+      await Promise.all([noMessage(late, 100), noMessage(caught, 0)]);
+    });
+
+    it("completes a command sent during the pause once the wait it came for has ended", async function () {
+      const { send, ok, late, caught } = await start(env.sim, {
+        awaitProps: { timeout: "1500", interval: 100 },
+      });
+      await stray429();
+      send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "first" } });
+      await waitFor(async () => (await control(env.sim, "GET", "/faults")).json.length === 0, {
+        what: "the 429 answered",
+      });
+      send.receive({
+        deviceId: "lcd-board",
+        payload: { "/lcd/txt1": "second" },
+        timeout: 8000,
+      });
+      const first = await next(late, 10_000);
+      assert.match(first.timedOut.inboxError, /429/);
+      const second = await next(ok, 10_000);
+      assert.notEqual(second.command.id, first.command.id);
+      await Promise.all([noMessage(late, 100), noMessage(caught, 0)]);
+    });
+  });
+
   it("reads the inbox once more after the deadline before reporting timed out", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
     const { send, ok, late } = await start(env.sim, {

@@ -62,6 +62,16 @@ function badRecords(good) {
     "since-null": ["since", { ...good, since: null }],
     "started-null": ["startedAt", { ...good, startedAt: null }],
     "started-future": ["startedAt", { ...good, startedAt: Date.now() + 10 * 86400000 }],
+    // The docs say a start is not in the future: an hour ahead was taken (issue 28).
+    "started-hour-ahead": [
+      "startedAt",
+      {
+        ...good,
+        startedAt: Date.now() + 3600000,
+        since: Date.now() + 3600000,
+        deadline: Date.now() + 3600000 + good.timeoutMs,
+      },
+    ],
     "timeout-negative": ["timeoutMs", { ...good, timeoutMs: -5 }],
     "timeout-huge": ["timeoutMs", { ...good, timeoutMs: 1e300 }],
     "deadline-other": ["deadline", { ...good, deadline: good.deadline + 1 }],

@@ -8,43 +8,7 @@ const assert = require("node:assert/strict");
 const { next, noMessage, caughtCode, withRed } = require("../support/red");
 const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
-
-const INBOX = "/demo/devices/lcd-board/:inbox";
-
-function envelope(res, body) {
-  res.setHeader("content-type", "application/json");
-  res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
-}
-
-/** An inbox listed newest first with `start` and `limit`, as the spec shows; `reads` counts GETs. */
-async function inboxServer(events) {
-  const state = { events, reads: 0 };
-  const server = await serve((req, res) => {
-    const url = new URL(req.url, "http://x");
-    if (req.method !== "GET" || url.searchParams.get("path") !== INBOX) {
-      res.statusCode = 404;
-      envelope(res, null);
-      return;
-    }
-    state.reads++;
-    const start = Number(url.searchParams.get("start") ?? 0);
-    const limit = Number(url.searchParams.get("limit") ?? 20);
-    const newestFirst = [...state.events].sort((a, b) => b.creationDate - a.creationDate);
-    envelope(res, newestFirst.slice(start, start + limit));
-  });
-  return { ...server, state };
-}
-
-const account = (server) => ({ url: server.url, company: "demo", user: "u", token: "tok-of-test" });
-
-let serial = 0;
-const marker = (creationDate, elems) => ({
-  id: `m${++serial}`,
-  streamId: "s-inbox",
-  path: INBOX,
-  creationDate,
-  elems,
-});
+const { envelope, inboxServer, account, marker } = require("../support/inbox-server");
 
 describe("short ids and the markers of other commands", function () {
   this.timeout(20_000);
@@ -110,9 +74,69 @@ describe("short ids and the markers of other commands", function () {
     }
   });
 
+  it("does not complete or fault the wait for command 7 with markers naming 17, 70 or 7.1 as JSON numbers, and completes it with 7 as a number", async function () {
+    const now = Date.now();
+    const server = await inboxServer([
+      marker(now + 1, { cmd: { status: "COMMAND_COMPLETE", ref: 17 } }),
+      marker(now + 2, { cmd: { status: "COMMAND_FAULT", ref: 17 } }),
+      marker(now + 3, { status: "COMMAND_COMPLETE", command: 17 }),
+      marker(now + 4, { status: "COMMAND_FAULT", command: 70 }),
+      marker(now + 5, { status: "COMMAND_COMPLETE", ref: 7.1 }),
+    ]);
+    try {
+      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
+        account: { rate: 0 },
+      });
+      get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
+      // Its own marker comes only once the foreign ones were read twice.
+      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
+      server.state.events.push(marker(now + 6, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } }));
+      const msg = await next(get("ok"), 10_000);
+      assert.deepEqual(msg.payload.elems, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } });
+      assert.equal(msg.markers.length, 1, JSON.stringify(msg.markers));
+      await Promise.all([
+        noMessage(get("fault"), 100),
+        noMessage(get("late"), 0),
+        noMessage(get("caught"), 0),
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives the waits for 7 and 17 each its own marker when the markers name them as JSON numbers", async function () {
+    const now = Date.now();
+    const server = await inboxServer([]);
+    try {
+      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
+        account: { rate: 0 },
+      });
+      for (const id of ["7", "17"])
+        get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
+      while (server.state.reads < 1) await new Promise((r) => setTimeout(r, 20));
+      server.state.events.push(
+        marker(now + 1, { status: "COMMAND_FAULT", command: 17 }),
+        marker(now + 2, { status: "COMMAND_COMPLETE", command: 7 }),
+      );
+      const ok = await next(get("ok"), 10_000);
+      const fault = await next(get("fault"), 10_000);
+      assert.equal(ok.command.id, "7");
+      assert.equal(ok.payload.elems.command, 7);
+      assert.equal(fault.command.id, "17");
+      assert.equal(fault.payload.elems.command, 17);
+      await Promise.all([noMessage(get("ok"), 100), noMessage(get("caught"), 0)]);
+    } finally {
+      await server.close();
+    }
+  });
+
   for (const [what, body] of [
     ["an empty id", { id: "", streamId: "s-cmd", creationDate: 1 }],
     ["no id", { streamId: "s-cmd", creationDate: 1 }],
+    // A space is a whole token of many a marker's text; -1 and 0 are no counter's ids (issue 28).
+    ["an id that is a space", { id: " ", streamId: "s-cmd", creationDate: 1 }],
+    ["an id of -1", { id: -1, streamId: "s-cmd", creationDate: 1 }],
+    ["an id of 0", { id: 0, streamId: "s-cmd", creationDate: 1 }],
   ]) {
     it(`refuses at send a created command answered with ${what}`, async function () {
       const posts = [];

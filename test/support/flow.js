@@ -74,4 +74,4 @@ function awaitCommand(props = {}) {
   ];
 }
 
-module.exports = { startFlow, startNode, sendCommand, awaitCommand, TAB };
+module.exports = { flowOf, startFlow, startNode, sendCommand, awaitCommand, TAB };

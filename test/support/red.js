@@ -22,13 +22,24 @@ const CORE = {
 };
 
 const WATCHED = ["send", "status", "error", "warn", "log"];
+const watched = new WeakSet();
 
 /** Loads a flow of our nodes (and any core nodes in `extra`), watching every node. */
 async function load(flow, credentials = {}, extra = []) {
   await helper.load([...ALL, ...extra], flow, credentials);
+  watch(flow);
+}
+
+/**
+ * Watches the running nodes of `flow`: after load(), and after a deploy (helper.setFlows) that
+ * made new instances of them.
+ */
+function watch(flow) {
   for (const n of flow) {
     const node = helper.getNode(n.id);
-    if (!node) continue;
+    // A node the deploy left running is watched already.
+    if (!node || watched.has(node)) continue;
+    watched.add(node);
     for (const m of WATCHED)
       node.on(`call:${m}`, (call) => capture(`${n.type}.${m}`, ...call.args));
     if (n.type === "helper") {
@@ -166,6 +177,7 @@ module.exports = {
   NODES,
   CORE,
   load,
+  watch,
   unload,
   account,
   next,

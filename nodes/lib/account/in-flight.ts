@@ -5,11 +5,15 @@
 // the walk's order is kept, so that an unchanged list costs a sum of counters, not a walk of ten
 // thousand waits twice a second. What is listed is one page (PAGE_ROWS rows, oldest first, from an
 // offset the editor asks for) under the devices of those rows, with counts: bounded however many.
+import { MIN_PIECE } from "../api/redact";
+import { jsonStart } from "./json-start";
 
 /** Rows in one page, the waits in order of their start, oldest first. */
 export const PAGE_ROWS = 50;
 /** Characters of a command's elems shown, as JSON. */
 const ELEMS_CHARS = 80;
+/** JSON written past what is shown, so that a token there is redacted whole before the cut. */
+const ELEMS_MARGIN = 4096;
 
 /** What the editor's sidebar shows of one wait, read only while the sidebar is open. */
 export interface WaitView {
@@ -127,19 +131,24 @@ function numberOf(wait: ListedWait): number {
   return n;
 }
 
-/** JSON of the elems, cut to ELEMS_CHARS, with the account's token taken out. */
+/**
+ * JSON of the elems, cut to ELEMS_CHARS, with the account's token taken out. Only the start of the
+ * JSON is written (json-start.ts): 50 listed waits of 1 MB of elems each were written and redacted
+ * whole at every refresh of the sidebar.
+ */
 function shortElems(elems: unknown, redact: (text: string) => string): string {
-  if (elems === undefined) return "";
   let text: string;
   try {
-    // JSON.stringify gives undefined (typed string) for these two.
-    text = typeof elems === "function" || typeof elems === "symbol" ? "" : JSON.stringify(elems);
+    const start = jsonStart(elems, ELEMS_CHARS + ELEMS_MARGIN);
+    // Redacted before the cut, so a token that the cut would split is still found. Where the walk
+    // stopped, a token may be cut short; redact() finds any piece of MIN_PIECE characters or
+    // more, and the shorter rest at the very end is dropped.
+    text = redact(start.text);
+    if (!start.whole) text = `${text.slice(0, text.length - (MIN_PIECE - 1))}…`;
   } catch {
     // Circular or a BigInt: the wait is still listed.
     text = "…";
   }
-  // Redacted whole before the cut, so a token that the cut would split is still found.
-  text = redact(text);
   return text.length > ELEMS_CHARS ? `${text.slice(0, ELEMS_CHARS - 1)}…` : text;
 }
 

@@ -526,13 +526,16 @@ export class EdgeClient {
    * The event a create answered. No body is the server's right (the spec does not show one; the
    * command then carries the local send time); an event without a usable id is refused: an await
    * node matches markers by that id, and with an empty one any marker completed the wait (issue
-   * 19). An id sent as a whole number is the same id as text, as it is in a stream's path.
+   * 19). An id sent as a whole number above 0 is the same id as text, as it is in a stream's path.
+   * A blank id (" ") or a number that no integer id counter gives (-1, 0, 7.5) is no id either: a
+   * space is a whole token of many a marker's text, and `-1` reads as "none" (issue 28).
    */
   private static event(env: Envelope<unknown>, path: string): DeviceEvent | null {
     const body = env.body;
     if (!isObject(body)) return null;
-    if (typeof body.id === "string" && body.id !== "") return body as DeviceEvent;
-    if (Number.isSafeInteger(body.id)) return { ...body, id: String(body.id) } as DeviceEvent;
+    if (typeof body.id === "string" && body.id.trim() !== "") return body as DeviceEvent;
+    if (Number.isSafeInteger(body.id) && (body.id as number) > 0)
+      return { ...body, id: String(body.id) } as DeviceEvent;
     const detail = body.id === undefined ? "no id" : `id ${JSON.stringify(body.id).slice(0, 40)}`;
     throw new EdgeError(
       "no-command-id",

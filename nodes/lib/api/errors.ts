@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "network",
   "malformed",
   "aborted",
+  "aborted-uncertain",
   "queue-full",
   "payload-too-large",
   "bad-config",

@@ -30,8 +30,10 @@ function shapeOf(s: string): string {
  * `be3` would name a command of a server whose ids are numbers.
  */
 function runShapeOf(s: string): string {
-  // One pass: a second would take the "d" of the first for a letter.
-  return s.replace(/[0-9]+|\p{L}+/gu, (run) => (DIGIT.test(run) ? "d" : "a"));
+  // One pass: a second would take the "d" of the first for a letter. A decimal number is one run:
+  // `7.1` beside a wait for `7` names another number, not no id at all, and must not complete
+  // that wait by date (issue 28).
+  return s.replace(/[0-9]+(?:\.[0-9]+)*|\p{L}+/gu, (run) => (DIGIT.test(run) ? "d" : "a"));
 }
 
 /**

@@ -16,7 +16,10 @@
 // A server's Retry-After pauses the polls (at most MAX_RETRY_AFTER_MS, retry.ts), final reads
 // included: no answer makes us read faster than it asked. It cannot hold a wait past its deadline
 // either: a final read that the pause would put off beyond the wait's next try is not made, and
-// the wait ends at once with the error that stopped the reads (it once waited out 999999 s).
+// the wait ends at once with the error that stopped the reads (it once waited out 999999 s). The
+// pause is for the waits that were pending when it came, and ends with the last of them: one
+// stray 429 with a Retry-After of 10 minutes once timed out every command of its device for those
+// 10 minutes, though the device answered each in 20 ms. A wait that starts later reads the inbox.
 //
 // Between the interval's reads come early ones, planned by read-schedule.ts just after the
 // device's usual answer time, as long as the rate limiter has room for them (issue 20).
@@ -97,10 +100,12 @@ export class InboxWatch implements EntryOwner {
   private answered = false;
   /**
    * No poll starts before this (performance.now() time): the server's Retry-After, capped; with
-   * the error that asked for it. Kept while no wait is left, since a new one may start.
+   * the error that asked for it, and the waits pending when it came. It ends when they have all
+   * ended (so at their deadlines at the latest), or at a read that succeeds.
    */
   private pausedUntil = -Infinity;
   private pauseError: EdgeError | undefined;
+  private readonly pausedFor = new Set<Entry>();
   private failing: EdgeError | undefined;
   private controller: AbortController | undefined;
   /** A read of this watch's is in flight: only then has an abort anything to stop. */
@@ -163,7 +168,18 @@ export class InboxWatch implements EntryOwner {
     entry.active = false;
     if (entry.finalAfter >= 0) this.finals--;
     this.waits.remove(entry);
+    if (this.pausedFor.delete(entry) && this.pausedFor.size === 0) this.endPause();
     if (this.waits.count === 0) this.idle();
+  }
+
+  /** The waits the server's pause was for have ended: the waits left read as if none came. */
+  private endPause(): void {
+    this.pausedUntil = -Infinity;
+    this.pauseError = undefined;
+    if (this.polling || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule();
   }
 
   requestFinal(entry: Entry): void {
@@ -420,6 +436,7 @@ export class InboxWatch implements EntryOwner {
       }
       this.pausedUntil = -Infinity;
       this.pauseError = undefined;
+      this.pausedFor.clear();
       if (this.failing) {
         this.failing = undefined;
         this.tell((o) => {
@@ -452,6 +469,13 @@ export class InboxWatch implements EntryOwner {
       this.pausedUntil =
         err.retryAfterMs !== undefined ? performance.now() + err.retryAfterMs : -Infinity;
       this.pauseError = err.retryAfterMs !== undefined ? err : undefined;
+      this.pausedFor.clear();
+      if (this.pauseError) for (let e = this.waits.oldest; e; e = e.next) this.pausedFor.add(e);
+      // No wait left to pause for (all ended while the read ran): the next wait reads.
+      if (this.pausedFor.size === 0) {
+        this.pausedUntil = -Infinity;
+        this.pauseError = undefined;
+      }
       this.tell((o) => {
         o.onReadState(err);
       });

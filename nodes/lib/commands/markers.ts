@@ -37,7 +37,11 @@ const MAX_CHARS = 4096;
 export interface Marker {
   readonly event: DeviceEvent;
   readonly name: MarkerName;
-  /** Every key and string value of its elems, at any depth (bounded). */
+  /**
+   * Every key and string value of its elems, at any depth (bounded), and every finite number as
+   * its decimal text: a server with integer ids may write `"ref": 17`, which names command 17 as
+   * surely as `"ref": "17"` does. Unseen, it sent the marker to the oldest wait by date (issue 28).
+   */
   readonly strings: readonly string[];
 }
 
@@ -54,6 +58,12 @@ export function markerOf(event: DeviceEvent): Marker | undefined {
     if (++visits > MAX_VISITS) return;
     if (typeof v === "string") {
       visit(v);
+      return;
+    }
+    if (typeof v === "number") {
+      // Whole numbers in plain digits: String(1e21) is "1e+21", whose "21" would be a token.
+      if (Number.isInteger(v)) strings.push(BigInt(v).toString());
+      else if (Number.isFinite(v)) strings.push(String(v));
       return;
     }
     if (typeof v !== "object" || v === null || depth > MAX_DEPTH) return;

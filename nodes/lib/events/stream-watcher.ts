@@ -51,6 +51,11 @@ export interface Watch {
   /** After every successful read, also one that found nothing new. */
   onRead(result: ReadResult): void;
   /**
+   * True while the events cannot be handed on (Node-RED is deploying): a read that found new
+   * events for this watch leaves its position as it was, and a later read hands them on.
+   */
+  holding?(): boolean;
+  /**
    * A read failed. `lasting` (credentials or stream refused): the watch has been removed. Else the
    * next read comes in `retryInMs`.
    */
@@ -318,6 +323,7 @@ class StreamWatch {
     for (const entry of group) {
       if (entry.removed || this.isStopped()) continue;
       const result = resolve(entry, listing, this.redated);
+      if (result.events.length > 0 && entry.watch.holding?.()) continue;
       entry.from = { kind: "position", position: result.position };
       this.stats.delivered += result.events.length;
       if (result.gap) this.stats.gaps++;

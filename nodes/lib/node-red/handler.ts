@@ -47,6 +47,12 @@ export interface Result {
 
 export type InputStep = (msg: NodeMessageInFlow, ctx: InputContext) => Promise<Result | null>;
 
+/**
+ * How a message's work ended while its node closed: with a result the node had no time to send,
+ * or with an error that says the request may have reached the server (a command's POST).
+ */
+export type CarriedOutcome = { result: Result } | { error: EdgeError };
+
 export interface HandlerOptions {
   /** Status while messages are in flight; blue "requesting" by default. */
   busy?: (pending: number, t: Translate) => NodeStatus;
@@ -57,6 +63,13 @@ export interface HandlerOptions {
    * stays, and every message is refused with it (before it could cost a request).
    */
   invalid?: EdgeError;
+  /**
+   * A message whose work may have reached the server when its node closed for a redeploy, handed
+   * over instead of ending with done() alone; true when the node took it, and will end it through
+   * the node the deploy puts in its place. A redeploy with command POSTs in flight once ended
+   * their messages with no output and no error though the devices ran the commands (issue 28).
+   */
+  carry?: (msg: NodeMessageInFlow, outcome: CarriedOutcome) => boolean;
 }
 
 export interface InputHandle {
@@ -75,6 +88,16 @@ function toEdgeError(err: unknown): EdgeError {
   // Of any realm: a Function node's getter that recursed overflows in its own vm context.
   if (isStackOverflow(err)) return new EdgeError("too-deep-msg", { max: MAX_MSG_DEPTH });
   return new EdgeError("internal", { detail: textOf(err) });
+}
+
+/**
+ * The error of a message whose request had left when its node closed: an abort says only
+ * "cancelled", but the server may have acted on it (a command may run).
+ */
+function uncertain(err: EdgeError): EdgeError {
+  if (err.code !== "aborted") return err;
+  const where = { method: err.method ?? "*", path: err.path ?? "*" };
+  return new EdgeError("aborted-uncertain", where, { ...where, mayHaveBeenSent: true });
 }
 
 export function handleInput(
@@ -123,6 +146,8 @@ export function handleInput(
     return controller;
   };
   let generation = newGeneration();
+  /** Set when the node closes: the messages its cancel cuts off may be carried (cancelled()). */
+  let closing: { removed: boolean } | undefined;
   const busy =
     options.busy ??
     ((pending: number) => ({
@@ -255,7 +280,7 @@ export function handleInput(
         busy: showBusy,
       });
       if (controller.signal.aborted) {
-        end(done);
+        cancelled(msg, result ? { result } : undefined, done, handed);
         return;
       }
       if (result?.send) checkedSend(result.send);
@@ -269,10 +294,38 @@ export function handleInput(
       }
       end(done);
     } catch (caught) {
-      if (controller.signal.aborted) end(done);
-      else fail(msg, caught, done, handed);
+      if (controller.signal.aborted) {
+        const error = caught instanceof EdgeError ? { error: caught } : undefined;
+        cancelled(msg, error, done, handed);
+      } else fail(msg, caught, done, handed);
     } finally {
       settled();
+    }
+  };
+
+  /**
+   * Ends a message whose work was cut off by a cancel (done() alone), unless the node closes and
+   * the work may have reached the server: then the node carries it (options.carry), or, when the
+   * node was removed and no node follows, its error ends it.
+   */
+  const cancelled = (
+    msg: NodeMessageInFlow,
+    outcome: CarriedOutcome | undefined,
+    done: (err?: Error) => void,
+    handed: boolean,
+  ): void => {
+    if (closing === undefined || outcome === undefined || handed || !options.carry) {
+      end(done);
+    } else if ("error" in outcome && !outcome.error.mayHaveBeenSent) {
+      end(done);
+    } else {
+      const carried = "error" in outcome ? { error: uncertain(outcome.error) } : outcome;
+      if (closing.removed) {
+        if ("error" in carried) fail(msg, carried.error, done, false);
+        else end(done);
+      } else if (!options.carry(msg, carried)) {
+        end(done);
+      }
     }
   };
 
@@ -316,7 +369,8 @@ export function handleInput(
     });
   };
 
-  node.on("close", (_removed: boolean, done: () => void) => {
+  node.on("close", (removed: boolean, done: () => void) => {
+    closing = { removed };
     cancelAll();
     const finish = (): void => {
       unwatch?.();

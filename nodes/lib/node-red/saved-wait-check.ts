@@ -5,6 +5,7 @@
 // dropped by the caller with a warning naming the field; nothing in it reaches the runtime.
 import type { NodeMessageInFlow } from "node-red";
 import { MAX_TIMER_MS } from "../api/timer-delay";
+import { sinceFits } from "../commands/command-time";
 import type { InboxRef } from "../commands/inbox-types";
 import { AWAIT_COMMAND_RANGES } from "./ranges";
 import { parseMessage } from "./saved-message";
@@ -12,18 +13,11 @@ import type { SavedWait } from "./saved-wait";
 
 const R = AWAIT_COMMAND_RANGES;
 /**
- * How far the clocks in a record may disagree: the server's (the command's time) with ours (the
- * wait's start), and ours at the save with ours now. A command's markers are looked for from its
- * time on, so a record whose command time lies far before its start would take any old marker
- * still in the inbox; one whose start lies in the future was not written by this clock.
+ * How far in the future a start may lie, ours at the save with ours now: a clock set back a
+ * little (NTP at boot) between a stop and a start. The docs say "a start not in the future";
+ * a start a day ahead, as this once allowed, was not written by this clock (issue 28).
  */
-const CLOCK_SLACK_MS = 24 * 60 * 60 * 1000;
-/**
- * A wait without a command id takes any marker created after `since`: read back from a store,
- * one whose `since` lies more than this before its start could claim an old marker of another
- * command, so it is not resumed (the await node sets it a few seconds before the command).
- */
-const NO_ID_SLACK_MS = 60 * 60 * 1000;
+const FUTURE_SLACK_MS = 60_000;
 
 export type Checked =
   { ok: true; wait: SavedWait; msg: NodeMessageInFlow } | { ok: false; field: string };
@@ -74,19 +68,20 @@ export function checkSavedWait(value: unknown, now: number, fromMemory = false):
   const inbox = inboxOf(value.inbox);
   if (!inbox) return bad("inbox");
   const { commandId, since, startedAt, timeoutMs, deadline, intervalMs, ttl } = value;
-  // An empty id would match no marker by id and then any marker by time.
-  if (commandId !== undefined && (typeof commandId !== "string" || commandId === ""))
+  // An empty or blank id would match no marker by id and then any marker by time.
+  if (commandId !== undefined && (typeof commandId !== "string" || commandId.trim() === ""))
     return bad("commandId");
-  const slack = fromMemory ? Infinity : CLOCK_SLACK_MS;
-  if (!isFiniteNumber(startedAt) || startedAt < 0 || startedAt > now + slack)
+  const future = fromMemory ? Infinity : FUTURE_SLACK_MS;
+  if (!isFiniteNumber(startedAt) || startedAt < 0 || startedAt > now + future)
     return bad("startedAt");
   if (!isInteger(timeoutMs, R.timeout.min, R.timeout.max)) return bad("timeoutMs");
   if (deadline !== startedAt + timeoutMs || (!fromMemory && deadline - now > MAX_TIMER_MS))
     return bad("deadline");
   if (!isInteger(intervalMs, R.interval.min, R.interval.max)) return bad("intervalMs");
-  if (!isFiniteNumber(since) || Math.abs(since - startedAt) > slack) return bad("since");
-  if (commandId === undefined && !fromMemory && since < startedAt - NO_ID_SLACK_MS)
-    return bad("since");
+  // The await node makes `since` by the same rule (command-time.ts): what it waits for, a deploy
+  // or a restart keeps. A record from memory only needs a number: its clocks are not in doubt.
+  if (!isFiniteNumber(since)) return bad("since");
+  if (!fromMemory && !sinceFits(since, startedAt, commandId !== undefined)) return bad("since");
   // JSON keeps a ttl that was not finite as null: the wait had none.
   if (ttl !== undefined && ttl !== null && !(isFiniteNumber(ttl) && ttl > 0)) return bad("ttl");
   const msg = messageOf(value.msg);

@@ -161,6 +161,26 @@ describe("lib/account/in-flight", function () {
     assert.equal(d.device, "dev-[redacted]");
   });
 
+  it("shows 1 MB of elems as their first 80 characters of JSON, reading only their start", function () {
+    // 20,000 values of about 50 characters each: every read of one is counted. JSON.stringify
+    // of all of it (and a redaction of all of it) at every refresh once cost 150 ms per GET with
+    // 50 such waits listed.
+    let reads = 0;
+    const elems = Array.from({ length: 20_000 }, (_, i) => ({
+      get v() {
+        reads++;
+        return `value ${i} of a command of one megabyte, ${"z".repeat(8)}`;
+      },
+    }));
+    const s = source("acc", "n1", [wait({ elems })]);
+    unregister.push(s.unregister);
+    const [row] = pendingOf("acc", redact).devices[0].rows;
+    assert.equal(row.elems.length, 80);
+    assert.equal(row.elems, `${JSON.stringify(elems.slice(0, 3)).slice(0, 79)}…`);
+    // What is shown, and what a token there needs to be redacted whole: not the megabyte.
+    assert.ok(reads < 200, `${reads} values read`);
+  });
+
   it("lists a wait whose elems cannot be written as JSON", function () {
     const cyclic = {};
     cyclic.self = cyclic;

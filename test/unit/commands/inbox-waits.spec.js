@@ -108,6 +108,8 @@ describe("unit: commands/inbox-waits", function () {
     for (const own of ["2024-05-01T10:00:00Z", "2024-05-01", "10:00:00", "be3", "face"])
       assert.equal(waits.hasIdShaped(marker(own)), false, own);
     assert.equal(waits.hasIdShaped(marker("at 10:00 for 17")), true);
+    // A decimal beside a wait for 7 names another number, not no id (issue 28).
+    assert.equal(waits.hasIdShaped(marker("7.1")), true);
   });
 
   it("should poll at the shortest interval a pending wait asked for, 1 s with none", function () {

@@ -29,6 +29,22 @@ describe("unit: commands/markers", function () {
     );
   });
 
+  it("should hold the numbers of a marker as their decimal text, as ids of a server with numeric ids", function () {
+    const m = markerOf(event({ cmd: { status: "COMMAND_COMPLETE", ref: 17, at: 1e21, x: 7.1 } }));
+    assert.deepEqual([...m.strings].sort(), [
+      "1000000000000000000000",
+      "17",
+      "7.1",
+      "at",
+      "cmd",
+      "ref",
+      "status",
+      "x",
+    ]);
+    const odd = markerOf(event({ status: "COMMAND_FAULT", a: NaN, b: Infinity, c: true, d: null }));
+    assert.deepEqual([...odd.strings].sort(), ["a", "b", "c", "d", "status"]);
+  });
+
   it("should find none in other inbox events", function () {
     for (const elems of [
       { status: "PUSH_CONFIGURATION_COMPLETE" },

@@ -1,0 +1,135 @@
+// A msg.command built by hand in a Function node, as users build one from an id they kept: no
+// creationDate, an ISO date, a null one, an id that is a number. What the await node takes when
+// the message comes, a deploy keeps: such a wait was taken and then dropped at the next full
+// deploy ("A saved wait ... is not valid (field since)"), and its message never ended though the
+// device completed the command (issue 28). Real Node-RED (test helper) against an inbox of the
+// spec's own, whose markers it writes once the deploys are done.
+"use strict";
+const assert = require("node:assert/strict");
+const { helper, collect, noMessage, load, watch, withRed, CORE } = require("../support/red");
+const { flowOf, awaitCommand } = require("../support/flow");
+const { inboxServer, account, marker } = require("../support/inbox-server");
+
+const FUNCTION = require("@node-red/nodes/core/function/10-function.js");
+
+/** Each Function node builds one of these msg.command, in its own realm, and wires it to a1. */
+const BUILT = {
+  "no date": '{ id: "7", device: "lcd-board" }',
+  "an ISO date": '{ id: "8", device: "lcd-board", creationDate: new Date().toISOString() }',
+  "a null date": '{ id: "9", device: "lcd-board", creationDate: null }',
+  "a date that is no date": '{ id: "11", device: "lcd-board", creationDate: "soon" }',
+  "a Date object": '{ id: "12", device: "lcd-board", creationDate: new Date() }',
+  "an id that is a number": "{ id: 10, device: 'lcd-board' }",
+};
+
+const builders = () =>
+  Object.entries(BUILT).map(([what, command], i) => ({
+    id: `fn${i}`,
+    type: "function",
+    name: what,
+    func: `msg.command = ${command};\nreturn msg;`,
+    outputs: 1,
+    wires: [["a1"]],
+  }));
+
+describe("edge-await-command given a msg.command built in a Function node", function () {
+  this.timeout(30_000);
+  withRed();
+  let server;
+
+  beforeEach(async function () {
+    server = await inboxServer([]);
+  });
+  afterEach(async function () {
+    await server.close();
+  });
+
+  /** The flow: the builders, a1 and its outputs, a Catch node; deployed, watched, and `get`. */
+  function flow(awaitProps = {}) {
+    return flowOf(
+      account(server),
+      [...builders(), ...awaitCommand({ timeout: "20000", ...awaitProps })],
+      { account: { rate: 0 } },
+    );
+  }
+
+  async function deploy(type, awaitProps) {
+    const f = flow(awaitProps);
+    await helper.setFlows(f.nodes, type, f.credentials);
+    watch(f.nodes);
+  }
+
+  it("keeps each wait across a full deploy and a modified-nodes deploy, and sends each result once", async function () {
+    const f = flow();
+    await load(f.nodes, f.credentials, [CORE.catch, FUNCTION]);
+    const get = (id) => helper.getNode(id);
+    const ids = Object.keys(BUILT).map((_, i) => {
+      const msg = { _msgid: `m${i}`, keep: `kept ${i}` };
+      get(`fn${i}`).receive(msg);
+      return msg._msgid;
+    });
+    while (server.state.reads < 1) await new Promise((r) => setTimeout(r, 20));
+    await deploy("full");
+    // The await node changed: a "nodes" deploy restarts it alone.
+    await deploy("nodes", { name: "renamed" });
+    await noMessage(helper.getNode("caught"), 200);
+    const now = Date.now();
+    server.state.events.push(
+      ...["7", "8", "9", 10, "11", "12"].map((ref, i) =>
+        marker(now + i, { status: "COMMAND_COMPLETE", ref }),
+      ),
+    );
+    const got = await collect(helper.getNode("ok"), ids.length, 15_000);
+    assert.deepEqual(
+      // msg.command leaves as it came: the id 10 is still a number.
+      got.map((m) => String(m.command.id)).sort(),
+      ["10", "11", "12", "7", "8", "9"],
+      JSON.stringify(got.map((m) => m.command)),
+    );
+    for (const m of got) {
+      assert.equal(m.restored, true);
+      assert.equal(String(m.payload.elems.ref), String(m.command.id));
+      assert.equal(m.keep, `kept ${ids.indexOf(m._msgid)}`);
+    }
+    await Promise.all([
+      noMessage(helper.getNode("ok"), 300),
+      noMessage(helper.getNode("fault"), 0),
+      noMessage(helper.getNode("late"), 0),
+      noMessage(helper.getNode("caught"), 0),
+    ]);
+    const dropped = (helper.log().args ?? []).filter((a) => /is not valid/.test(JSON.stringify(a)));
+    assert.deepEqual(dropped, []);
+  });
+
+  for (const [what, id] of [
+    ["-1", "-1"],
+    ["7.5", "7.5"],
+    ["0", "0"],
+    ["true", "true"],
+    ["an object", "{ n: 7 }"],
+  ]) {
+    it(`refuses a msg.command whose id is ${what} with no-command, and sends nothing on`, async function () {
+      const { nodes, credentials } = flowOf(
+        account(server),
+        [
+          {
+            id: "fn",
+            type: "function",
+            func: `msg.command = { id: ${id}, device: "lcd-board", creationDate: Date.now() };\nreturn msg;`,
+            outputs: 1,
+            wires: [["a1"]],
+          },
+          ...awaitCommand({ timeout: "2000" }),
+        ],
+        { account: { rate: 0 } },
+      );
+      await load(nodes, credentials, [CORE.catch, FUNCTION]);
+      helper.getNode("fn").receive({});
+      const [caught] = await collect(helper.getNode("caught"), 1);
+      assert.equal(caught.edgeError.code, "no-command");
+      assert.match(caught.error.message, /its id is neither text nor a whole number above 0/);
+      assert.equal(server.state.reads, 0);
+      await noMessage(helper.getNode("late"), 100);
+    });
+  }
+});
