@@ -6,9 +6,9 @@
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import { sleep } from "../api/signals";
+import { typeName } from "../api/value-kind";
 import { deviceNameOf } from "../commands/send";
 import type { DeviceNames } from "../device/names";
-import { typeName } from "../node-red/validate";
 import type { DeviceRecord } from "./job";
 import { isQueueFull, pauseAfter } from "./send-room";
 
