@@ -20,26 +20,12 @@ const {
 const { getEventListeners } = require("node:events");
 const { startFlow, TAB } = require("../support/flow");
 const { SEED } = require("../support/seed");
+const { addDevices, commandsOf } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const { jobsOf } = require("../../dist/nodes/lib/account/jobs.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
 const COMMAND_POSTS = "POST /v5.0/demo/event";
-
-/** Adds devices to the simulator: `ok` ones run the command, `faulty` lack its resource. */
-async function addDevices(sim, names, { faulty = [], offline = [] } = {}) {
-  for (const name of names) {
-    const res = await control(sim, "POST", "/devices", {
-      name,
-      resources: faulty.includes(name) ? [] : ["/lcd/txt1"],
-      online: !offline.includes(name),
-    });
-    assert.equal(res.status, 201, res.text);
-  }
-}
-
-const commandsOf = async (sim, name) =>
-  (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
 
 /** The fleet node "f1" with helpers on its outputs (report, each) and the flow's Catch. */
 async function start(sim, props = {}, account = { rate: 0, concurrency: 16 }) {

@@ -6,6 +6,7 @@ const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
 const { helper, withRedAndSimulator, next } = require("../support/red");
 const { startFlow } = require("../support/flow");
+const { addDevices } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
@@ -21,15 +22,7 @@ describe("edge devices sidebar: fleet jobs", function () {
 
   it("lists a running job with its counts, then stopping after msg.cancel, then not at all", async function () {
     const names = ["ok-1", "bad-1", "off-1", "ok-2"];
-    for (const name of names) {
-      const res = await control(env.sim, "POST", "/devices", {
-        name,
-        // Without the command's resource the device answers COMMAND_FAULT.
-        resources: name === "bad-1" ? [] : ["/lcd/txt1"],
-        online: name !== "off-1",
-      });
-      assert.equal(res.status, 201, res.text);
-    }
+    await addDevices(env.sim, names, { faulty: ["bad-1"], offline: ["off-1"] });
     const { get } = await startFlow(
       env.sim,
       [

@@ -5,7 +5,7 @@
 // node is posted to a collector in this process, which outlives both Node-RED processes.
 "use strict";
 const assert = require("node:assert/strict");
-const { control, waitFor } = require("../support/simulator");
+const { waitFor } = require("../support/simulator");
 const {
   withRestarts,
   deployFlows,
@@ -13,6 +13,7 @@ const {
   postNode,
   pressInject,
 } = require("../support/node-red-process");
+const { addDevices, commandsOf } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = Array.from({ length: 60 }, (_, i) => `crash-${i + 1}`);
@@ -75,21 +76,15 @@ describe("edge-fleet-command killed in the middle of a rollout", function () {
   this.timeout(180000);
   const env = withRestarts("/report", "/device", "/error");
 
-  const commandsOf = async (name) =>
-    (await control(env.sim, "GET", `/devices/${name}`)).json.streams.command.count;
-
   async function sentSoFar() {
     let sent = 0;
-    for (const name of DEVICES) sent += await commandsOf(name);
+    for (const name of DEVICES) sent += await commandsOf(env.sim, name);
     return sent;
   }
 
   it("sends no device the command twice after a crash inside the store's flush window, and ends each device once", async function () {
     const { sim, sink } = env;
-    for (const name of DEVICES) {
-      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
-      assert.equal(res.status, 201, res.text);
-    }
+    await addDevices(sim, DEVICES);
     await env.startRed(FLUSHED_EVERY_SECOND);
     await deployFlows(env.red.url, flows(sim, sink));
     await pressInject(env.red, WAIT);
@@ -114,7 +109,8 @@ describe("edge-fleet-command killed in the middle of a rollout", function () {
       what: `the report (errors ${JSON.stringify(sink.got["/error"])})\n${env.red?.output().slice(-3000)}`,
     });
     // What the devices executed: the flow asked each for one command.
-    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
+    for (const name of DEVICES)
+      assert.equal(await commandsOf(env.sim, name), 1, `${name} sent twice`);
 
     const [{ report }] = sink.got["/report"];
     assert.equal(report.restored, true);

@@ -16,6 +16,7 @@ const {
   postNode,
   pressInject,
 } = require("../support/node-red-process");
+const { addDevices, commandsOf } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
@@ -74,19 +75,9 @@ describe("edge-fleet-command across a Node-RED restart", function () {
   this.timeout(180000);
   const env = withRestarts("/report", "/device", "/error");
 
-  const commandsOf = async (name) =>
-    (await control(env.sim, "GET", `/devices/${name}`)).json.streams.command.count;
-
   /** Five offline devices; the first command is created at once but answered 20 s later. */
   async function prepare() {
-    for (const name of DEVICES) {
-      const res = await control(env.sim, "POST", "/devices", {
-        name,
-        resources: ["/lcd/txt1"],
-        online: false,
-      });
-      assert.equal(res.status, 201, res.text);
-    }
+    await addDevices(env.sim, DEVICES, { offline: DEVICES });
     await control(env.sim, "POST", "/faults", {
       method: "POST",
       path: "/event",
@@ -101,7 +92,7 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     await waitFor(
       async () => {
         let sent = 0;
-        for (const name of DEVICES) sent += await commandsOf(name);
+        for (const name of DEVICES) sent += await commandsOf(env.sim, name);
         return sent === 2;
       },
       { timeoutMs: WAIT, intervalMs: 100, what: "two commands sent" },
@@ -125,7 +116,8 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     assert.equal(report.total, 5);
     assert.equal(report.complete, 5, JSON.stringify(report));
     assert.deepEqual(report.devices.map((d) => d.device).sort(), DEVICES);
-    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
+    for (const name of DEVICES)
+      assert.equal(await commandsOf(env.sim, name), 1, `${name} sent twice`);
     await sleep(1500);
     assert.equal(sink.got["/report"].length, 1);
     const each = sink.got["/device"];
@@ -173,7 +165,7 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     }
     assert.equal(env.sink.got["/report"][1].keep, "kept");
     // Once per job: neither job sent a device twice, and the queued one was not lost.
-    for (const name of DEVICES) assert.equal(await commandsOf(name), 2, name);
+    for (const name of DEVICES) assert.equal(await commandsOf(env.sim, name), 2, name);
     await sleep(1000);
     assert.equal(env.sink.got["/report"].length, 2);
     assert.deepEqual(env.sink.got["/error"], []);
@@ -181,10 +173,7 @@ describe("edge-fleet-command across a Node-RED restart", function () {
 
   it("drops a saved job whose settings are out of range or whose devices are over 10,000, with a warning naming the node, and runs the next job", async function () {
     const { sim, sink } = env;
-    for (const name of DEVICES) {
-      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
-      assert.equal(res.status, 201, res.text);
-    }
+    await addDevices(sim, DEVICES);
     await env.startRed();
     await deployFlows(env.red.url, flows(sim, sink));
     await env.stopRed();
@@ -260,10 +249,7 @@ describe("edge-fleet-command across a Node-RED restart", function () {
 
   it("does not send again a device whose send a redeploy cut short, when the server makes the command late", async function () {
     const { sim, sink } = env;
-    for (const name of DEVICES) {
-      const res = await control(sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
-      assert.equal(res.status, 201, res.text);
-    }
+    await addDevices(sim, DEVICES);
     // The first command is made 4 s after its request came: the redeploy cuts the request off
     // before, and the server still makes the command (as a server does with a request it took).
     await control(sim, "POST", "/faults", {
@@ -289,6 +275,7 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     assert.equal(report.complete, 5, JSON.stringify(report));
     // Counted once the late command is surely made.
     await sleep(Math.max(0, pressed + 5000 - Date.now()));
-    for (const name of DEVICES) assert.equal(await commandsOf(name), 1, `${name} sent twice`);
+    for (const name of DEVICES)
+      assert.equal(await commandsOf(env.sim, name), 1, `${name} sent twice`);
   });
 });
