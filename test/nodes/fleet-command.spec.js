@@ -8,7 +8,6 @@ const { control, sleep, waitFor } = require("../support/simulator");
 const {
   helper,
   load,
-  account,
   CORE,
   next,
   collect,
@@ -18,77 +17,31 @@ const {
   withRedAndSimulator,
 } = require("../support/red");
 const { getEventListeners } = require("node:events");
-const { startFlow, TAB } = require("../support/flow");
+const { startFlow, flowOf } = require("../support/flow");
 const { SEED } = require("../support/seed");
-const { addDevices, commandsOf } = require("../support/fleet");
+const { addDevices, commandsOf, fleetNode } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const { jobsOf } = require("../../dist/nodes/lib/account/jobs.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
 const COMMAND_POSTS = "POST /v5.0/demo/event";
 
+/** The fleet node "f1" (`props` over fleetNode()) with helpers on its outputs, report and each. */
+const fleetNodes = (props) => [
+  fleetNode(props),
+  { id: "report", type: "helper" },
+  { id: "each", type: "helper" },
+];
+
 /** The fleet node "f1" with helpers on its outputs (report, each) and the flow's Catch. */
 async function start(sim, props = {}, account = { rate: 0, concurrency: 16 }) {
-  const { get } = await startFlow(
-    sim,
-    [
-      {
-        id: "f1",
-        type: "edge-fleet-command",
-        devices: "",
-        filter: "",
-        elems: "",
-        ttl: "",
-        rate: 0,
-        concurrency: 10,
-        maxFailures: 0,
-        timeout: "5000",
-        interval: 50,
-        store: "",
-        wires: [["report"], ["each"]],
-        ...props,
-      },
-      { id: "report", type: "helper" },
-      { id: "each", type: "helper" },
-    ],
-    { account, extraTypes: [FLEET] },
-  );
+  const { get } = await startFlow(sim, fleetNodes(props), { account, extraTypes: [FLEET] });
   return { f1: get("f1"), report: get("report"), each: get("each"), caught: get("caught") };
 }
 
 /** The flow of start() as nodes and credentials, for a test that deploys it again. */
-function fleetFlow(sim, props = {}) {
-  const acc = account(sim, { z: TAB, rate: 0, concurrency: 16 });
-  return {
-    nodes: [
-      { id: TAB, type: "tab" },
-      acc.node,
-      {
-        id: "f1",
-        z: TAB,
-        type: "edge-fleet-command",
-        account: "acc",
-        devices: "",
-        filter: "",
-        elems: "",
-        ttl: "",
-        rate: 0,
-        concurrency: 10,
-        maxFailures: 0,
-        timeout: "5000",
-        interval: 50,
-        store: "",
-        wires: [["report"], ["each"]],
-        ...props,
-      },
-      { id: "report", z: TAB, type: "helper" },
-      { id: "each", z: TAB, type: "helper" },
-      { id: "c1", z: TAB, type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
-      { id: "caught", z: TAB, type: "helper" },
-    ],
-    credentials: acc.credentials,
-  };
-}
+const fleetFlow = (sim, props = {}) =>
+  flowOf(sim, fleetNodes(props), { account: { rate: 0, concurrency: 16 } });
 
 const byDevice = (report) => Object.fromEntries(report.devices.map((d) => [d.device, d]));
 

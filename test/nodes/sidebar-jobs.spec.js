@@ -6,7 +6,7 @@ const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
 const { helper, withRedAndSimulator, next } = require("../support/red");
 const { startFlow } = require("../support/flow");
-const { addDevices } = require("../support/fleet");
+const { addDevices, fleetNode } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
@@ -26,22 +26,12 @@ describe("edge devices sidebar: fleet jobs", function () {
     const { get } = await startFlow(
       env.sim,
       [
-        {
-          id: "f1",
-          type: "edge-fleet-command",
+        fleetNode({
           devices: names.join(", "),
-          filter: "",
-          elems: "",
-          ttl: "",
-          rate: 0,
-          concurrency: 10,
-          maxFailures: 0,
           // The offline device's command stays awaited for as long as the test looks.
           timeout: "60000",
-          interval: 50,
-          store: "",
           wires: [["report"], []],
-        },
+        }),
         { id: "report", type: "helper" },
       ],
       { account: { rate: 0, concurrency: 16 }, extraTypes: [FLEET] },

@@ -7,6 +7,7 @@ const assert = require("node:assert/strict");
 const { next, collect, noMessage, withRed } = require("../support/red");
 const { startFlow } = require("../support/flow");
 const { serve } = require("../support/http-server");
+const { fleetNode } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "deep" };
@@ -80,21 +81,7 @@ describe("edge-fleet-command and answers the simulator does not make", function 
         const { get } = await startFlow(
           account(server),
           [
-            {
-              id: "f1",
-              type: "edge-fleet-command",
-              devices: "",
-              filter: "",
-              elems: "",
-              ttl: "",
-              rate: 0,
-              concurrency: 1,
-              maxFailures: 0,
-              timeout: "5000",
-              interval: 50,
-              store: "",
-              wires: [["report"], each],
-            },
+            fleetNode({ concurrency: 1, wires: [["report"], each] }),
             { id: "report", type: "helper" },
             { id: "each", type: "helper" },
             { id: "each2", type: "helper" },

@@ -21,4 +21,28 @@ async function addDevices(sim, names, { faulty = [], offline = [] } = {}) {
 const commandsOf = async (sim, name) =>
   (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
 
-module.exports = { addDevices, commandsOf };
+/**
+ * An edge-fleet-command node "f1" as the specs' flows hold it: no devices, filter or elems of its
+ * own, ten devices at once, a 5 s wait polled every 50 ms, no store, its outputs wired to helpers
+ * "report" and "each"; `props` over it.
+ */
+function fleetNode(props = {}) {
+  return {
+    id: "f1",
+    type: "edge-fleet-command",
+    devices: "",
+    filter: "",
+    elems: "",
+    ttl: "",
+    rate: 0,
+    concurrency: 10,
+    maxFailures: 0,
+    timeout: "5000",
+    interval: 50,
+    store: "",
+    wires: [["report"], ["each"]],
+    ...props,
+  };
+}
+
+module.exports = { addDevices, commandsOf, fleetNode };
