@@ -6,14 +6,8 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { waitFor } = require("../support/simulator");
-const {
-  withRestarts,
-  deployFlows,
-  accountNode,
-  postNode,
-  pressInject,
-} = require("../support/node-red-process");
-const { addDevices, commandsOf } = require("../support/fleet");
+const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
+const { addDevices, commandsOf, fleetProcessFlow } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = Array.from({ length: 60 }, (_, i) => `crash-${i + 1}`);
@@ -26,51 +20,18 @@ const FLUSHED_EVERY_SECOND = {
 };
 
 /** Inject i1 into fleet f1 (store "file"); its report goes to /report, each device's to /device. */
-function flows(sim, sink) {
-  const post = (id, func, to) => [
-    { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
-    postNode(`p-${id}`, "t1", `${sink.url}${to}`),
-  ];
-  return [
-    { id: "t1", type: "tab", label: "fleet crash" },
+const flows = (sim, sink) =>
+  fleetProcessFlow(sim, sink, {
+    label: "fleet crash",
+    text: "once only",
+    devices: DEVICES,
+    report: "report: msg.payload",
+    device:
+      "device: msg.device, outcome: msg.outcome, mayHaveBeenSent: msg.mayHaveBeenSent === true",
     // Ten sends a second, and a short request budget: a resumed look-up waits one budget at most.
-    accountNode(sim, { rate: 10, timeout: 2000, retries: 0 }),
-    {
-      id: "i1",
-      type: "inject",
-      z: "t1",
-      props: [{ p: "payload", v: JSON.stringify({ "/lcd/txt1": "once only" }), vt: "json" }],
-      repeat: "",
-      once: false,
-      wires: [["f1"]],
-    },
-    {
-      id: "f1",
-      type: "edge-fleet-command",
-      z: "t1",
-      account: "acc",
-      devices: DEVICES.join("\n"),
-      filter: "",
-      elems: "",
-      ttl: "",
-      rate: 0,
-      concurrency: 10,
-      maxFailures: 0,
-      timeout: "20000",
-      interval: 200,
-      store: "file",
-      wires: [["r1"], ["r2"]],
-    },
-    ...post("r1", "msg.payload = { report: msg.payload };\nreturn msg;", "/report"),
-    ...post(
-      "r2",
-      "msg.payload = { device: msg.device, outcome: msg.outcome, mayHaveBeenSent: msg.mayHaveBeenSent === true };\nreturn msg;",
-      "/device",
-    ),
-    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
-    ...post("f9", "msg.payload = { message: msg.error.message };\nreturn msg;", "/error"),
-  ];
-}
+    accountProps: { rate: 10, timeout: 2000, retries: 0 },
+    fleetProps: { timeout: "20000" },
+  });
 
 describe("edge-fleet-command killed in the middle of a rollout", function () {
   this.timeout(180000);

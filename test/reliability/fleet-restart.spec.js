@@ -9,67 +9,24 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { control, waitFor, sleep } = require("../support/simulator");
-const {
-  withRestarts,
-  deployFlows,
-  accountNode,
-  postNode,
-  pressInject,
-} = require("../support/node-red-process");
-const { addDevices, commandsOf } = require("../support/fleet");
+const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
+const { addDevices, commandsOf, fleetProcessFlow } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
 
 /** Inject i1 into fleet f1; the report is posted to /report, each device's message to /device. */
-function flows(sim, sink, fleetProps = {}, accountProps = {}) {
-  const post = (id, func, to) => [
-    { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
-    postNode(`p-${id}`, "t1", `${sink.url}${to}`),
-  ];
-  return [
-    { id: "t1", type: "tab", label: "fleet restart" },
-    accountNode(sim, accountProps),
-    {
-      id: "i1",
-      type: "inject",
-      z: "t1",
-      props: [
-        { p: "payload", v: JSON.stringify({ "/lcd/txt1": "after a restart" }), vt: "json" },
-        { p: "keep", v: "kept", vt: "str" },
-      ],
-      repeat: "",
-      once: false,
-      wires: [["f1"]],
-    },
-    {
-      id: "f1",
-      type: "edge-fleet-command",
-      z: "t1",
-      account: "acc",
-      devices: DEVICES.join("\n"),
-      filter: "",
-      elems: "",
-      ttl: "",
-      rate: 0,
-      concurrency: 2,
-      maxFailures: 0,
-      timeout: "60000",
-      interval: 200,
-      store: "file",
-      wires: [["r1"], ["r2"]],
-      ...fleetProps,
-    },
-    ...post("r1", "msg.payload = { report: msg.payload, keep: msg.keep };\nreturn msg;", "/report"),
-    ...post(
-      "r2",
-      "msg.payload = { device: msg.device, outcome: msg.outcome, id: msg.command && msg.command.id };\nreturn msg;",
-      "/device",
-    ),
-    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
-    ...post("f9", "msg.payload = { message: msg.error.message };\nreturn msg;", "/error"),
-  ];
-}
+const flows = (sim, sink, fleetProps = {}, accountProps = {}) =>
+  fleetProcessFlow(sim, sink, {
+    label: "fleet restart",
+    text: "after a restart",
+    keep: "kept",
+    devices: DEVICES,
+    report: "report: msg.payload, keep: msg.keep",
+    device: "device: msg.device, outcome: msg.outcome, id: msg.command && msg.command.id",
+    accountProps,
+    fleetProps: { concurrency: 2, timeout: "60000", ...fleetProps },
+  });
 
 describe("edge-fleet-command across a Node-RED restart", function () {
   this.timeout(180000);

@@ -3,6 +3,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control } = require("./simulator");
+const { accountNode, postNode } = require("./node-red-process");
 
 /** Adds devices to the simulator: `ok` ones run the command, `faulty` lack its resource. */
 async function addDevices(sim, names, { faulty = [], offline = [] } = {}) {
@@ -45,4 +46,42 @@ function fleetNode(props = {}) {
   };
 }
 
-module.exports = { addDevices, commandsOf, fleetNode };
+/**
+ * The flow of the fleet specs that restart or kill a real Node-RED process, on tab t1: inject i1
+ * (payload `{"/lcd/txt1": text}`, and msg.keep when given) into fleet node f1 on `devices` (store
+ * "file", 200 ms interval, `fleetProps` over it) of account "acc" (`accountProps`). Its report is
+ * posted to `${sink.url}/report` as `{ ${report} }`, each device's message to `/device` as
+ * `{ ${device} }` (object literals, as JS, of msg), each caught error's message to `/error`.
+ */
+function fleetProcessFlow(
+  sim,
+  sink,
+  { label, text, keep, devices, report, device, accountProps = {}, fleetProps = {} },
+) {
+  const post = (id, func, to) => [
+    { id, type: "function", z: "t1", func, outputs: 1, wires: [[`p-${id}`]] },
+    postNode(`p-${id}`, "t1", `${sink.url}${to}`),
+  ];
+  const props = [{ p: "payload", v: JSON.stringify({ "/lcd/txt1": text }), vt: "json" }];
+  if (keep !== undefined) props.push({ p: "keep", v: keep, vt: "str" });
+  return [
+    { id: "t1", type: "tab", label },
+    accountNode(sim, accountProps),
+    { id: "i1", type: "inject", z: "t1", props, repeat: "", once: false, wires: [["f1"]] },
+    fleetNode({
+      z: "t1",
+      account: "acc",
+      devices: devices.join("\n"),
+      interval: 200,
+      store: "file",
+      wires: [["r1"], ["r2"]],
+      ...fleetProps,
+    }),
+    ...post("r1", `msg.payload = { ${report} };\nreturn msg;`, "/report"),
+    ...post("r2", `msg.payload = { ${device} };\nreturn msg;`, "/device"),
+    { id: "c1", type: "catch", z: "t1", scope: null, wires: [["f9"]] },
+    ...post("f9", "msg.payload = { message: msg.error.message };\nreturn msg;", "/error"),
+  ];
+}
+
+module.exports = { addDevices, commandsOf, fleetNode, fleetProcessFlow };
