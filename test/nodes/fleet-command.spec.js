@@ -43,6 +43,16 @@ async function start(sim, props = {}, account = { rate: 0, concurrency: 16 }) {
 const fleetFlow = (sim, props = {}) =>
   flowOf(sim, fleetNodes(props), { account: { rate: 0, concurrency: 16 } });
 
+/** The server refuses the next command sent with 429 and a Retry-After of one second. */
+const refuseNextSendWith429 = (sim) =>
+  control(sim, "POST", "/faults", {
+    method: "POST",
+    path: "/event",
+    status: 429,
+    retryAfter: "1",
+    count: 1,
+  });
+
 const byDevice = (report) => Object.fromEntries(report.devices.map((d) => [d.device, d]));
 
 describe("edge-fleet-command", function () {
@@ -466,13 +476,7 @@ describe("edge-fleet-command", function () {
       { devices: "e1" },
       { rate: 0, concurrency: 4, retries: 0 },
     );
-    await control(env.sim, "POST", "/faults", {
-      method: "POST",
-      path: "/event",
-      status: 429,
-      retryAfter: "1",
-      count: 1,
-    });
+    await refuseNextSendWith429(env.sim);
     f1.receive({ payload: ELEMS });
     const [d] = (await next(report, 15000)).payload.devices;
     assert.equal(d.outcome, "complete");
@@ -521,13 +525,7 @@ describe("edge-fleet-command", function () {
       { devices: "t1, t2", concurrency: 1 },
       { rate: 0, concurrency: 4, retries: 0 },
     );
-    await control(env.sim, "POST", "/faults", {
-      method: "POST",
-      path: "/event",
-      status: 429,
-      retryAfter: "1",
-      count: 1,
-    });
+    await refuseNextSendWith429(env.sim);
     f1.receive({ payload: ELEMS });
     const r = (await next(report, 15000)).payload;
     assert.deepEqual(
