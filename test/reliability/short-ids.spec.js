@@ -10,124 +10,119 @@ const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
 const { envelope, inboxServer, account, marker } = require("../support/inbox-server");
 
+/** Resolves once the await node has read the inbox `n` times. */
+async function readsOf(server, n) {
+  while (server.state.reads < n) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Nothing leaves the fault and late outputs, and nothing is caught. */
+const noFaultLateOrCaught = (get) =>
+  Promise.all([
+    noMessage(get("fault"), 100),
+    noMessage(get("late"), 0),
+    noMessage(get("caught"), 0),
+  ]);
+
 describe("short ids and the markers of other commands", function () {
   this.timeout(20_000);
   withRed();
 
+  // The inbox servers of the await tests, closed after the flow is unloaded (withRed's hook).
+  const servers = [];
+  afterEach(async function () {
+    for (const server of servers.splice(0)) await server.close();
+  });
+
+  /** An await node "a1" (15 s timeout) on an inbox server holding `events`: {server, get}. */
+  async function awaitOn(events) {
+    const server = await inboxServer(events);
+    servers.push(server);
+    const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
+      account: { rate: 0 },
+    });
+    return { server, get };
+  }
+
   it("does not complete the wait for command 7 with the marker of command 17, and completes it with its own", async function () {
     const now = Date.now();
-    const server = await inboxServer([marker(now + 1, { status: "COMMAND_COMPLETE", ref: "17" })]);
-    try {
-      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
-        account: { rate: 0 },
-      });
-      get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
-      // Its own marker comes only once the foreign one was read twice.
-      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
-      server.state.events.push(marker(now + 2, { status: "COMMAND_COMPLETE", ref: "7" }));
-      const msg = await next(get("ok"), 10_000);
-      assert.equal(msg.payload.elems.ref, "7");
-      assert.deepEqual(
-        msg.markers.map((m) => m.elems.ref),
-        ["7"],
-      );
-      await Promise.all([noMessage(get("late"), 100), noMessage(get("caught"), 0)]);
-    } finally {
-      await server.close();
-    }
+    const { server, get } = await awaitOn([
+      marker(now + 1, { status: "COMMAND_COMPLETE", ref: "17" }),
+    ]);
+    get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
+    // Its own marker comes only once the foreign one was read twice.
+    await readsOf(server, 2);
+    server.state.events.push(marker(now + 2, { status: "COMMAND_COMPLETE", ref: "7" }));
+    const msg = await next(get("ok"), 10_000);
+    assert.equal(msg.payload.elems.ref, "7");
+    assert.deepEqual(
+      msg.markers.map((m) => m.elems.ref),
+      ["7"],
+    );
+    await Promise.all([noMessage(get("late"), 100), noMessage(get("caught"), 0)]);
   });
 
   it("gives cmd-42, 1 and 7 their own markers beside those of cmd-421, 2001 and 17", async function () {
     const now = Date.now();
-    const server = await inboxServer([
+    const { server, get } = await awaitOn([
       marker(now + 1, { COMMAND_COMPLETE: { ref: "cmd-421" } }),
       marker(now + 2, { status: "COMMAND_COMPLETE", text: "command 2001 done" }),
       marker(now + 3, { status: "COMMAND_FAULT", ref: "17" }),
     ]);
-    try {
-      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
-        account: { rate: 0 },
-      });
-      for (const id of ["cmd-42", "1", "7"])
-        get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
-      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
-      server.state.events.push(
-        marker(now + 4, { COMMAND_COMPLETE: { ref: "cmd-42" } }),
-        marker(now + 5, { status: "COMMAND_COMPLETE", text: "command 1 done" }),
-        marker(now + 6, { status: "COMMAND_COMPLETE", ref: "7" }),
-      );
-      const got = [];
-      for (let i = 0; i < 3; i++) got.push(await next(get("ok"), 10_000));
-      const byId = Object.fromEntries(got.map((m) => [m.command.id, m.payload.elems]));
-      assert.deepEqual(byId, {
-        "cmd-42": { COMMAND_COMPLETE: { ref: "cmd-42" } },
-        1: { status: "COMMAND_COMPLETE", text: "command 1 done" },
-        7: { status: "COMMAND_COMPLETE", ref: "7" },
-      });
-      await Promise.all([
-        noMessage(get("fault"), 100),
-        noMessage(get("late"), 0),
-        noMessage(get("caught"), 0),
-      ]);
-    } finally {
-      await server.close();
-    }
+    for (const id of ["cmd-42", "1", "7"])
+      get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
+    await readsOf(server, 2);
+    server.state.events.push(
+      marker(now + 4, { COMMAND_COMPLETE: { ref: "cmd-42" } }),
+      marker(now + 5, { status: "COMMAND_COMPLETE", text: "command 1 done" }),
+      marker(now + 6, { status: "COMMAND_COMPLETE", ref: "7" }),
+    );
+    const got = [];
+    for (let i = 0; i < 3; i++) got.push(await next(get("ok"), 10_000));
+    const byId = Object.fromEntries(got.map((m) => [m.command.id, m.payload.elems]));
+    assert.deepEqual(byId, {
+      "cmd-42": { COMMAND_COMPLETE: { ref: "cmd-42" } },
+      1: { status: "COMMAND_COMPLETE", text: "command 1 done" },
+      7: { status: "COMMAND_COMPLETE", ref: "7" },
+    });
+    await noFaultLateOrCaught(get);
   });
 
   it("does not complete or fault the wait for command 7 with markers naming 17, 70 or 7.1 as JSON numbers, and completes it with 7 as a number", async function () {
     const now = Date.now();
-    const server = await inboxServer([
+    const { server, get } = await awaitOn([
       marker(now + 1, { cmd: { status: "COMMAND_COMPLETE", ref: 17 } }),
       marker(now + 2, { cmd: { status: "COMMAND_FAULT", ref: 17 } }),
       marker(now + 3, { status: "COMMAND_COMPLETE", command: 17 }),
       marker(now + 4, { status: "COMMAND_FAULT", command: 70 }),
       marker(now + 5, { status: "COMMAND_COMPLETE", ref: 7.1 }),
     ]);
-    try {
-      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
-        account: { rate: 0 },
-      });
-      get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
-      // Its own marker comes only once the foreign ones were read twice.
-      while (server.state.reads < 2) await new Promise((r) => setTimeout(r, 20));
-      server.state.events.push(marker(now + 6, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } }));
-      const msg = await next(get("ok"), 10_000);
-      assert.deepEqual(msg.payload.elems, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } });
-      assert.equal(msg.markers.length, 1, JSON.stringify(msg.markers));
-      await Promise.all([
-        noMessage(get("fault"), 100),
-        noMessage(get("late"), 0),
-        noMessage(get("caught"), 0),
-      ]);
-    } finally {
-      await server.close();
-    }
+    get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
+    // Its own marker comes only once the foreign ones were read twice.
+    await readsOf(server, 2);
+    server.state.events.push(marker(now + 6, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } }));
+    const msg = await next(get("ok"), 10_000);
+    assert.deepEqual(msg.payload.elems, { cmd: { status: "COMMAND_COMPLETE", ref: 7 } });
+    assert.equal(msg.markers.length, 1, JSON.stringify(msg.markers));
+    await noFaultLateOrCaught(get);
   });
 
   it("gives the waits for 7 and 17 each its own marker when the markers name them as JSON numbers", async function () {
     const now = Date.now();
-    const server = await inboxServer([]);
-    try {
-      const { get } = await startFlow(account(server), awaitCommand({ timeout: "15000" }), {
-        account: { rate: 0 },
-      });
-      for (const id of ["7", "17"])
-        get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
-      while (server.state.reads < 1) await new Promise((r) => setTimeout(r, 20));
-      server.state.events.push(
-        marker(now + 1, { status: "COMMAND_FAULT", command: 17 }),
-        marker(now + 2, { status: "COMMAND_COMPLETE", command: 7 }),
-      );
-      const ok = await next(get("ok"), 10_000);
-      const fault = await next(get("fault"), 10_000);
-      assert.equal(ok.command.id, "7");
-      assert.equal(ok.payload.elems.command, 7);
-      assert.equal(fault.command.id, "17");
-      assert.equal(fault.payload.elems.command, 17);
-      await Promise.all([noMessage(get("ok"), 100), noMessage(get("caught"), 0)]);
-    } finally {
-      await server.close();
-    }
+    const { server, get } = await awaitOn([]);
+    for (const id of ["7", "17"])
+      get("a1").receive({ command: { id, creationDate: now, device: "lcd-board" } });
+    await readsOf(server, 1);
+    server.state.events.push(
+      marker(now + 1, { status: "COMMAND_FAULT", command: 17 }),
+      marker(now + 2, { status: "COMMAND_COMPLETE", command: 7 }),
+    );
+    const ok = await next(get("ok"), 10_000);
+    const fault = await next(get("fault"), 10_000);
+    assert.equal(ok.command.id, "7");
+    assert.equal(ok.payload.elems.command, 7);
+    assert.equal(fault.command.id, "17");
+    assert.equal(fault.payload.elems.command, 17);
+    await Promise.all([noMessage(get("ok"), 100), noMessage(get("caught"), 0)]);
   });
 
   for (const [what, body] of [
