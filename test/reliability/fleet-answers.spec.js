@@ -7,15 +7,11 @@ const assert = require("node:assert/strict");
 const { next, collect, noMessage, withRed } = require("../support/red");
 const { startFlow } = require("../support/flow");
 const { serve } = require("../support/http-server");
+const { envelope, account } = require("../support/inbox-server");
 const { fleetNode } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "deep" };
-
-function envelope(res, body) {
-  res.setHeader("content-type", "application/json");
-  res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
-}
 
 /** `levels` objects nested in each other, built without recursion. */
 function nested(levels) {
@@ -66,8 +62,6 @@ async function fleetServer(detail) {
   });
   return server;
 }
-
-const account = (server) => ({ url: server.url, company: "demo", user: "u", token: "tok-of-test" });
 
 describe("edge-fleet-command and answers the simulator does not make", function () {
   this.timeout(20_000);
