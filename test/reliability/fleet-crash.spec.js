@@ -7,7 +7,7 @@
 const assert = require("node:assert/strict");
 const { waitFor } = require("../support/simulator");
 const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
-const { addDevices, commandsOf, fleetProcessFlow } = require("../support/fleet");
+const { addDevices, commandsOf, commandsOfAll, fleetProcessFlow } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = Array.from({ length: 60 }, (_, i) => `crash-${i + 1}`);
@@ -37,12 +37,6 @@ describe("edge-fleet-command killed in the middle of a rollout", function () {
   this.timeout(180000);
   const env = withRestarts("/report", "/device", "/error");
 
-  async function sentSoFar() {
-    let sent = 0;
-    for (const name of DEVICES) sent += await commandsOf(env.sim, name);
-    return sent;
-  }
-
   it("sends no device the command twice after a crash inside the store's flush window, and ends each device once", async function () {
     const { sim, sink } = env;
     await addDevices(sim, DEVICES);
@@ -50,7 +44,7 @@ describe("edge-fleet-command killed in the middle of a rollout", function () {
     await deployFlows(env.red.url, flows(sim, sink));
     await pressInject(env.red, WAIT);
     // Killed while it sends: ten a second, so the last second's sends are not on disk yet.
-    await waitFor(async () => (await sentSoFar()) >= 25, {
+    await waitFor(async () => (await commandsOfAll(sim, DEVICES)) >= 25, {
       timeoutMs: WAIT,
       intervalMs: 50,
       what: "25 commands sent",

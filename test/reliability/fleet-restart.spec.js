@@ -10,7 +10,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { control, waitFor, sleep } = require("../support/simulator");
 const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
-const { addDevices, commandsOf, fleetProcessFlow } = require("../support/fleet");
+const { addDevices, commandsOf, commandsOfAll, fleetProcessFlow } = require("../support/fleet");
 
 const WAIT = 30000;
 const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
@@ -46,14 +46,11 @@ describe("edge-fleet-command across a Node-RED restart", function () {
   /** Concurrency 2: two devices are sent (one still waiting for its answer), three are not. */
   async function twoSent() {
     await pressInject(env.red, WAIT);
-    await waitFor(
-      async () => {
-        let sent = 0;
-        for (const name of DEVICES) sent += await commandsOf(env.sim, name);
-        return sent === 2;
-      },
-      { timeoutMs: WAIT, intervalMs: 100, what: "two commands sent" },
-    );
+    await waitFor(async () => (await commandsOfAll(env.sim, DEVICES)) === 2, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: "two commands sent",
+    });
     await sleep(300);
   }
 

@@ -22,6 +22,13 @@ async function addDevices(sim, names, { faulty = [], offline = [] } = {}) {
 const commandsOf = async (sim, name) =>
   (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
 
+/** How many commands the devices `names` received in all. */
+async function commandsOfAll(sim, names) {
+  let sent = 0;
+  for (const name of names) sent += await commandsOf(sim, name);
+  return sent;
+}
+
 /**
  * An edge-fleet-command node "f1" as the specs' flows hold it: no devices, filter or elems of its
  * own, ten devices at once, a 5 s wait polled every 50 ms, no store, its outputs wired to helpers
@@ -84,4 +91,4 @@ function fleetProcessFlow(
   ];
 }
 
-module.exports = { addDevices, commandsOf, fleetNode, fleetProcessFlow };
+module.exports = { addDevices, commandsOf, commandsOfAll, fleetNode, fleetProcessFlow };
