@@ -257,12 +257,20 @@ async function startFuzzServer() {
     return null;
   }
 
-  /** The queued fault this request takes, if any: `match` is a method or "poll" (inbox reads). */
+  /** The queued fault this request takes: `match` is a method, "poll" (inbox reads) or "telemetry". */
   function takeFault(method, parts, query) {
-    const poll =
-      method === "GET" && parts[0] === "event" && /:inbox$/.test(query.get("path") ?? "");
+    const stream =
+      method === "GET" && parts[0] === "event"
+        ? parts[1] === undefined
+          ? byPath.get(query.get("path"))
+          : streams.get(parts[1])
+        : undefined;
+    // Inbox reads are "poll"; the watched stream is faulted only when asked by name, so that a
+    // watch's backoff (up to a minute, documented) does not stand in the way of its invariant.
+    const kind =
+      stream?.kind === "inbox" ? "poll" : stream?.kind === "telemetry" ? "telemetry" : method;
     const i = faults.findIndex(
-      (f) => f.match === "any" || f.match === method || (f.match === "poll" && poll),
+      (f) => f.match === kind || (f.match === "any" && kind !== "telemetry"),
     );
     return i < 0 ? undefined : faults.splice(i, 1)[0];
   }
