@@ -8,7 +8,7 @@ const { startFuzzServer } = require("./server");
 const { runProperty } = require("./properties");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
-const BUDGET = { await: 100, fleet: 60, watch: 40 };
+const BUDGET = { await: 110, fleet: 50, watch: 40 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {
   this.timeout(240000);

@@ -15,6 +15,9 @@ const END_SINKS = {
   fleet: ["f1.report"],
 };
 
+/** "#n", or "probe #n" for a message of the probes after the schedule. */
+const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}` : `#${n}`);
+
 const nOf = (elems, key) => (elems && typeof elems === "object" ? elems[key] : undefined);
 
 /** 1. Every input message ended once (output or Catch), or, where the docs allow, not at all. */
@@ -103,7 +106,7 @@ function backedByMarker(rec, log, behaviour) {
       out.push({
         invariant: 3,
         n: o.n,
-        text: `${o.sink} for #${o.n}, whose command the server never executed`,
+        text: `${o.sink} for ${label(rec, o.n)}, whose command the server never executed`,
       });
       continue;
     }
@@ -119,7 +122,7 @@ function backedByMarker(rec, log, behaviour) {
       out.push({
         invariant: 3,
         n: o.n,
-        text: `${o.sink} for #${o.n} (command ${exec.commandId} on ${exec.device}) is backed by no ${name} of that command; it took: ${seen.join("; ") || "no marker of the log"}`,
+        text: `${o.sink} for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}) is backed by no ${name} of that command; it took: ${seen.join("; ") || "no marker of the log"}`,
       });
     }
   }
@@ -135,7 +138,7 @@ function reportsMatch(rec, log, behaviour) {
     const input = rec.inputs.find((i) => i.n === o.n);
     for (const d of o.msg.payload.devices) {
       if (d.outcome !== "complete" && d.outcome !== "fault") continue;
-      const where = `job #${o.n}${o.msg.restored ? " (restored)" : ""}: ${d.device} ${d.outcome} with command ${d.commandId}`;
+      const where = `job ${label(rec, o.n)}${o.msg.restored ? " (restored)" : ""}: ${d.device} ${d.outcome} with command ${d.commandId}`;
       const exec = log.executed.find((e) => e.device === d.device && e.commandId === d.commandId);
       if (!exec) {
         out.push({ invariant: 4, n: o.n, text: `${where}, which the server never executed on it` });
@@ -174,7 +177,16 @@ function watchDelivered(rec, log) {
     if (times > 1) out.push({ invariant: 1, text: `watch delivered event ${id} ${times} times` });
   const ids = log.telemetry.map((e) => String(e.id));
   const first = ids.findIndex((id) => seen.has(id));
-  if (first < 0) return out;
+  if (first < 0) {
+    // Nothing at all, though events came long after the watch started (rec.watchDueAt).
+    const due = log.telemetry.filter((e) => e.t >= rec.watchDueAt).length;
+    if (due > 0)
+      out.push({
+        invariant: 1,
+        text: `watch delivered none of ${due} events created after it started (ids: ${ids.slice(-3).join(", ")})`,
+      });
+    return out;
+  }
   const missed = ids.slice(first).filter((id) => !seen.has(id));
   if (missed.length)
     out.push({

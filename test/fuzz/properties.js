@@ -12,7 +12,7 @@ const behaviourArb = (deep) =>
   fc
     .record({
       idShape: fc.constantFrom("hex", "short", "number"),
-      answerMs: fc.integer({ min: 5, max: 250 }),
+      answerMs: fc.integer({ min: 5, max: 150 }),
       marker: fc.record({
         nest: fc.constantFrom("cmd", "top", "key"),
         refKey: fc.constantFrom("ref", "command", "commandId"),
@@ -61,6 +61,14 @@ const deployArb = (targets) =>
       target: fc.constantFrom(...targets),
     })
     .map(({ type, target }) => new S.Deploy(type, target));
+const deployAfterArb = (targets) =>
+  fc
+    .record({
+      type: fc.constantFrom("full", "nodes", "flows"),
+      target: fc.constantFrom(...targets),
+      k: fc.integer({ min: 1, max: 10 }),
+    })
+    .map(({ type, target, k }) => new S.DeployAfter(type, target, k));
 const pauseArb = fc.integer({ min: 20, max: 200 }).map((ms) => new S.Pause(ms));
 
 const STEPS = {
@@ -82,12 +90,13 @@ const STEPS = {
   fleet: [
     fc
       .record({
-        devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 6 }),
+        devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
         twice: fc.boolean(),
       })
       .map(({ devices, twice }) => new S.Fleet(devices, twice)),
     fc.constant(new S.Cancel()),
     deployArb(["f1", "none"]),
+    deployAfterArb(["f1", "none"]),
     faultArb(["POST", "poll", "GET", "any"]),
     device(5).map((d) => new S.Other(d)),
     pauseArb,
@@ -102,14 +111,27 @@ const STEPS = {
   ],
 };
 
-/** The property named `name` ("await", "fleet", "watch") against `server`. */
-function property(name, server) {
+/**
+ * The property named `name` ("await", "fleet", "watch") against `server`. With `collect`, a
+ * failing schedule is handed to it (with its index, the path that replays it) and the run goes
+ * on: `npm run fuzz -- --hunt` lists every failing schedule of a seed, not only the first.
+ */
+function property(name, server, collect) {
   const cmds = fc.commands(STEPS[name], { maxCommands: name === "watch" ? 6 : 10 });
   const setup = fc.record({
     behaviour: behaviourArb(name === "fleet"),
     config: configArb(name === "watch"),
   });
-  return fc.asyncProperty(setup, cmds, (drawn, steps) => runSchedule(server, drawn, steps));
+  let index = 0;
+  return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
+    const path = String(index++);
+    try {
+      await runSchedule(server, drawn, steps);
+    } catch (err) {
+      if (!collect) throw err;
+      collect({ path, drawn, steps: String(steps), err });
+    }
+  });
 }
 
 /**

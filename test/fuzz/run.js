@@ -14,8 +14,27 @@ const { values } = parseArgs({
     seed: { type: "string" },
     path: { type: "string" },
     shrink: { type: "boolean", default: false },
+    hunt: { type: "boolean", default: false },
   },
 });
+
+/** Runs every schedule of the seed and prints each failing one with the command that replays it. */
+async function hunt(name, server) {
+  const fc = require("fast-check");
+  const { property } = require("./properties");
+  const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
+  let failures = 0;
+  const out = await fc.check(
+    property(name, server, ({ path, drawn, steps, err }) => {
+      failures++;
+      console.log(`--- ${name} seed ${seed} path ${path}: ${JSON.stringify(drawn.behaviour)}`);
+      console.log(`replay: npm run fuzz -- --property ${name} --seed ${seed} --path ${path}`);
+      console.log(`steps: ${steps}\n${err.message}`);
+    }),
+    { numRuns: Number(values.runs), seed },
+  );
+  console.log(`property "${name}": ${failures} of ${out.numRuns} schedules failed (seed ${seed})`);
+}
 
 async function main() {
   await new Promise((resolve) => helper.startServer(resolve));
@@ -25,6 +44,10 @@ async function main() {
     const names = values.property ? [values.property] : ["await", "fleet", "watch"];
     for (const name of names) {
       const started = Date.now();
+      if (values.hunt) {
+        await hunt(name, server);
+        continue;
+      }
       const result = await runProperty(name, server, {
         numRuns: Number(values.runs),
         seed: values.seed === undefined ? undefined : Number(values.seed),

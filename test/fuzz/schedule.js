@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The request budget of the account: Timeout x (Retries + 1) (docs/reliability.md). */
 const budgetOf = (config) => config.account.timeout * (config.account.retries + 1);
 /** How long the watch property's schedules run at least. */
-const WATCH_MIN_MS = 1200;
+const WATCH_MIN_MS = 1000;
 /** Time a deploy may take on a busy machine: slack added to every bound, not a speed claim. */
 const SLACK_MS = 1500;
 /**
@@ -163,6 +163,29 @@ class Deploy {
   }
 }
 
+/**
+ * A deploy at a moment of the server's progress rather than of the clock: once it has executed
+ * `k` more commands of the flow (at most 1.5 s), so that a deploy lands mid-rollout as often as not.
+ */
+class DeployAfter extends Deploy {
+  constructor(type, target, k) {
+    super(type, target);
+    this.k = k;
+  }
+  async run(m, ctx) {
+    const count = () => ctx.server.log.executed.filter((e) => !e.other).length;
+    const goal = count() + this.k;
+    await settle(() => count() >= goal, Date.now() + 1500);
+    await super.run(m, ctx);
+  }
+  check(m) {
+    return m.fleets > 0 && super.check(m);
+  }
+  toString() {
+    return `deployAfter(${this.k},${this.type},${this.target})`;
+  }
+}
+
 class Fault {
   constructor(spec) {
     this.spec = spec;
@@ -283,6 +306,8 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     ctx.flow = flowOf(server, config, ctx.names);
     await load(ctx.flow, recorder);
     ctx.loadedAt = Date.now();
+    // Its first read (at once) fixes where "new" starts: what comes a read and a budget later is new.
+    rec.watchDueAt = ctx.loadedAt + 250 + budgetOf(config);
     if (config.watch) {
       let written = 0;
       writer = setInterval(() => written++ < 100 && server.telemetry(), config.watchEveryMs);
@@ -307,10 +332,22 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     const t1 = Date.now();
     await probe(ctx);
     if (process.env.FUZZ_DEBUG)
-      console.log(`steps+settle ${t1 - t0} ms, probe ${Date.now() - t1} ms, ${String(cmds)}`);
+      console.log(
+        `steps+settle ${t1 - t0} ms, probe ${Date.now() - t1} ms, ${String(cmds)}` +
+          (rec.watch
+            ? ` watch ${rec.watch.length}/${server.log.telemetry.length} ${JSON.stringify(behaviour)} ${JSON.stringify(rec.outputs.filter((o) => o.sink === "caught").map((o) => o.msg.error?.message))}`
+            : ""),
+      );
   } finally {
     clearInterval(writer);
     process.off("unhandledRejection", onUnhandled);
+    // FUZZ_DEBUG=2 also prints Node-RED's warnings and errors of the run, for a replay.
+    if (process.env.FUZZ_DEBUG === "2")
+      for (const call of helper._logSpy?.getCalls() ?? []) {
+        const entry = call.args[0];
+        if (entry?.level <= 30)
+          console.log(`  log ${entry.level}: ${entry.type}:${entry.id} ${entry.msg}`);
+      }
     await helper.unload();
   }
   const violations = check(rec, server.log, server.behaviour);
@@ -324,5 +361,5 @@ async function runSchedule(server, { behaviour, config }, cmds) {
 
 module.exports = {
   runSchedule,
-  steps: { SendCommand, Merge, List, Fleet, Cancel, Deploy, Fault, Other, Pause },
+  steps: { SendCommand, Merge, List, Fleet, Cancel, Deploy, DeployAfter, Fault, Other, Pause },
 };

@@ -35,7 +35,7 @@ function markerElems(shape, name, ref, deep) {
   const refs = ref === undefined ? {} : { [shape.refKey]: ref };
   let elems;
   if (shape.nest === "top") elems = { status: name, ...refs };
-  else if (shape.nest === "key") elems = { [name]: { at: Date.now(), ...refs } };
+  else if (shape.nest === "key") elems = { [name]: ref === undefined ? true : refs };
   else elems = { cmd: { status: name, ...refs } };
   if (!deep) return elems;
   let v = elems;
