@@ -21,7 +21,7 @@ const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}
 const nOf = (elems, key) => (elems && typeof elems === "object" ? elems[key] : undefined);
 
 /** 1. Every input message ended once (output or Catch), or, where the docs allow, not at all. */
-function endedOnce(rec, log) {
+function endedOnce(rec, log, behaviour) {
   const out = [];
   for (const input of rec.inputs) {
     const ends = rec.outputs.filter(
@@ -51,7 +51,7 @@ function endedOnce(rec, log) {
               .join(",") || "none"
           })`
         : input.kind === "fleet"
-          ? ` (devices ${input.devices.join(",")}, job group ${input.group}, deploys after it: ${
+          ? ` (devices ${input.devices.join(",")}, job group ${input.group}${input.devices.some((d) => behaviour.deepMarkers.includes(d)) ? `, markers of ${behaviour.deepMarkers} too deep to copy` : ""}, deploys after it: ${
               rec.deploys
                 .filter((d) => d.t >= input.t)
                 .map((d) => d.type)
@@ -210,7 +210,7 @@ function stillUp(rec) {
 /** Every violation of the run, each {invariant, text, n?}. */
 function check(rec, log, behaviour) {
   return [
-    ...endedOnce(rec, log),
+    ...endedOnce(rec, log, behaviour),
     ...noneTwice(rec, log),
     ...backedByMarker(rec, log, behaviour),
     ...reportsMatch(rec, log, behaviour),

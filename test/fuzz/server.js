@@ -38,9 +38,10 @@ function markerElems(shape, name, ref, deep) {
   else if (shape.nest === "key") elems = { [name]: ref === undefined ? true : refs };
   else elems = { cmd: { status: name, ...refs } };
   if (!deep) return elems;
-  let v = elems;
-  for (let i = 0; i < DEEP_LEVELS; i++) v = { a: v };
-  return v;
+  // The marker where a reader finds it, beside a detail too deep for Node-RED to copy.
+  let detail = { end: true };
+  for (let i = 0; i < DEEP_LEVELS; i++) detail = { a: detail };
+  return { ...elems, detail };
 }
 
 /**
