@@ -108,7 +108,7 @@ function flowOf(server, config, names = {}) {
         account: "acc",
         stream: server.telemetryPath,
         interval: 250,
-        start: "new",
+        start: config.watchStart ?? "new",
         last: 10,
         store: "",
         wires: [["w1.out"]],

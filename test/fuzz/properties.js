@@ -41,6 +41,7 @@ const configArb = (watch) =>
       concurrency: fc.integer({ min: 1, max: 6 }),
     }),
     watch: fc.constant(watch),
+    watchStart: fc.constantFrom("new", "resume"),
     watchEveryMs: fc.integer({ min: 40, max: 120 }),
   });
 
@@ -71,6 +72,14 @@ const deployAfterArb = (targets) =>
     .map(({ type, target, k }) => new S.DeployAfter(type, target, k));
 const pauseArb = fc.integer({ min: 20, max: 200 }).map((ms) => new S.Pause(ms));
 
+const fleetArb = fc
+  .record({
+    devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
+    twice: fc.boolean(),
+  })
+  .map(({ devices, twice }) => new S.Fleet(devices, twice));
+
+/** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
     fc
@@ -88,14 +97,11 @@ const STEPS = {
     pauseArb,
   ],
   fleet: [
-    fc
-      .record({
-        devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
-        twice: fc.boolean(),
-      })
-      .map(({ devices, twice }) => new S.Fleet(devices, twice)),
+    fleetArb,
+    fleetArb,
     fc.constant(new S.Cancel()),
     deployArb(["f1", "none"]),
+    deployAfterArb(["f1", "none"]),
     deployAfterArb(["f1", "none"]),
     faultArb(["POST", "poll", "GET", "any"]),
     device(5).map((d) => new S.Other(d)),
