@@ -76,8 +76,16 @@ const fleetArb = fc
   .record({
     devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
     twice: fc.boolean(),
+    deploy: fc.option(
+      fc.record({
+        type: fc.constantFrom("full", "nodes", "flows"),
+        target: fc.constantFrom("f1", "none"),
+        k: fc.integer({ min: 1, max: 8 }),
+      }),
+      { freq: 2 },
+    ),
   })
-  .map(({ devices, twice }) => new S.Fleet(devices, twice));
+  .map(({ devices, twice, deploy }) => new S.Fleet(devices, twice, deploy));
 
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
@@ -101,7 +109,6 @@ const STEPS = {
     fleetArb,
     fc.constant(new S.Cancel()),
     deployArb(["f1", "none"]),
-    deployAfterArb(["f1", "none"]),
     deployAfterArb(["f1", "none"]),
     faultArb(["POST", "poll", "GET", "any"]),
     device(5).map((d) => new S.Other(d)),

@@ -105,9 +105,14 @@ class List {
   }
 }
 
+/**
+ * One fleet job, or two identical ones back to back; with `deploy` ({type, target, k}), a deploy
+ * once the server has run k of their commands: mid-rollout, the moment a resumed job must tell
+ * its own commands from the other job's.
+ */
 class Fleet {
-  constructor(devices, twice) {
-    Object.assign(this, { devices, twice });
+  constructor(devices, twice, deploy = null) {
+    Object.assign(this, { devices, twice, deploy });
   }
   check(m) {
     return m.fleets < 3;
@@ -126,9 +131,13 @@ class Fleet {
         { devices, payload: { "/fuzz/job": group } },
       );
     }
+    const d = this.deploy;
+    if (d && m.deploys < 3) await new DeployAfter(d.type, d.target, d.k).run(m, ctx);
   }
   toString() {
-    return `fleet([${this.devices}]${this.twice ? ",twice" : ""})`;
+    const d = this.deploy;
+    const then = d ? `,deployAfter(${d.k},${d.type},${d.target})` : "";
+    return `fleet([${this.devices}]${this.twice ? ",twice" : ""}${then})`;
   }
 }
 
