@@ -22,6 +22,7 @@ const behaviourArb = (deep) =>
       ignoresStart: fc.boolean(),
       skewMs: fc.constantFrom(0, 0, -3000, 2000),
       deepMarkers: deep ? fc.constantFrom([], [], ["dev3"]) : fc.constant([]),
+      slowMs: fc.constantFrom(0, 0, 300, 600),
     })
     // Foreign markers without a ref cannot be told from the command's own: a limit, not a bug.
     .map((b) => ({ ...b, foreign: b.foreign && b.marker.ref !== "absent" }));
@@ -100,6 +101,7 @@ const STEPS = {
     device(3).map((d) => new S.Merge(d)),
     device(3).map((d) => new S.List(d)),
     deployArb(["a1", "s1", "m1", "none"]),
+    deployAfterArb(["a1", "s1", "none"]),
     faultArb(["POST", "poll", "GET", "PUT", "any"]),
     device(3).map((d) => new S.Other(d)),
     pauseArb,

@@ -48,7 +48,8 @@ class SendCommand {
   check() {
     return true;
   }
-  async run(_m, ctx) {
+  async run(m, ctx) {
+    m.sent++;
     const device = `dev${this.device}`;
     const bound = Date.now() + commandBound(ctx.config);
     const n = ctx.n + 1;
@@ -119,6 +120,7 @@ class Fleet {
   }
   async run(m, ctx) {
     m.fleets++;
+    m.sent++;
     const group = ++ctx.group;
     const devices = this.devices.map((d) => `dev${d}`);
     for (let i = 0; i < (this.twice ? 2 : 1); i++) {
@@ -188,7 +190,7 @@ class DeployAfter extends Deploy {
     await super.run(m, ctx);
   }
   check(m) {
-    return m.fleets > 0 && super.check(m);
+    return m.sent > 0 && super.check(m);
   }
   toString() {
     return `deployAfter(${this.k},${this.type},${this.target})`;
@@ -322,7 +324,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       writer = setInterval(() => written++ < 100 && server.telemetry(), config.watchEveryMs);
     }
     const t0 = Date.now();
-    await fc.asyncModelRun(() => ({ model: { deploys: 0, fleets: 0 }, real: ctx }), cmds);
+    await fc.asyncModelRun(() => ({ model: { deploys: 0, fleets: 0, sent: 0 }, real: ctx }), cmds);
     // A watch reads every 250 ms: give it a few reads of the events written meanwhile.
     if (config.watch) await sleep(Math.max(0, ctx.loadedAt + WATCH_MIN_MS - Date.now()));
     clearInterval(writer);

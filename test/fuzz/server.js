@@ -21,6 +21,7 @@ const PLAIN = {
   ignoresStart: false,
   skewMs: 0, // added to every creationDate the server writes
   deepMarkers: [], // device names whose markers are nested DEEP_LEVELS deep
+  slowMs: 0, // dev1 answers this much later than the others
 };
 
 function hexId(letter) {
@@ -172,7 +173,8 @@ async function startFuzzServer() {
           foreign: true,
         }),
       );
-    later(b.answerMs, () =>
+    const answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
+    later(answerMs, () =>
       writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id),
     );
     return event;
