@@ -22,7 +22,7 @@ const behaviourArb = (deep) =>
       ignoresStart: fc.boolean(),
       skewMs: fc.constantFrom(0, 0, -3000, 2000),
       deepMarkers: deep ? fc.constantFrom([], [], ["dev3"]) : fc.constant([]),
-      slowMs: fc.constantFrom(0, 0, 300, 600),
+      slowMs: fc.constantFrom(0, 0, 250, 400),
     })
     // Foreign markers without a ref cannot be told from the command's own: a limit, not a bug.
     .map((b) => ({ ...b, foreign: b.foreign && b.marker.ref !== "absent" }));
@@ -30,14 +30,14 @@ const behaviourArb = (deep) =>
 const configArb = (watch) =>
   fc.record({
     account: fc.record({
-      timeout: fc.integer({ min: 250, max: 600 }),
-      retries: fc.integer({ min: 0, max: 2 }),
+      timeout: fc.integer({ min: 200, max: 400 }),
+      retries: fc.integer({ min: 0, max: 1 }),
       rate: fc.constantFrom(0, 5, 10, 20),
       concurrency: fc.integer({ min: 1, max: 4 }),
     }),
-    awaitTimeout: fc.integer({ min: 300, max: 700 }),
+    awaitTimeout: fc.integer({ min: 250, max: 500 }),
     fleet: fc.record({
-      timeout: fc.integer({ min: 300, max: 700 }),
+      timeout: fc.integer({ min: 250, max: 500 }),
       rate: fc.constantFrom(0, 10, 20),
       concurrency: fc.integer({ min: 1, max: 6 }),
     }),
@@ -53,7 +53,7 @@ const faultArb = (matches) =>
       match: fc.constantFrom(...matches),
       kind: fc.constantFrom("late", "lost", "reset", "429", "503"),
       retryAfter: fc.constantFrom("zero", "small", "huge", "date", "past", "garbage"),
-      delayMs: fc.integer({ min: 20, max: 900 }),
+      delayMs: fc.integer({ min: 20, max: 500 }),
     })
     .map((spec) => new S.Fault(spec));
 const deployArb = (targets) =>
@@ -68,7 +68,7 @@ const deployAfterArb = (targets) =>
     .record({
       type: fc.constantFrom("full", "nodes", "flows"),
       target: fc.constantFrom(...targets),
-      k: fc.integer({ min: 1, max: 10 }),
+      k: fc.integer({ min: 1, max: 3 }),
     })
     .map(({ type, target, k }) => new S.DeployAfter(type, target, k));
 const pauseArb = fc.integer({ min: 20, max: 200 }).map((ms) => new S.Pause(ms));
@@ -132,7 +132,7 @@ const STEPS = {
  * on: `npm run fuzz -- --hunt` lists every failing schedule of a seed, not only the first.
  */
 function property(name, server, collect) {
-  const cmds = fc.commands(STEPS[name], { maxCommands: name === "watch" ? 6 : 10 });
+  const cmds = fc.commands(STEPS[name], { maxCommands: name === "watch" ? 6 : 8 });
   const setup = fc.record({
     behaviour: behaviourArb(name === "fleet"),
     config: configArb(name === "watch"),

@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The request budget of the account: Timeout x (Retries + 1) (docs/reliability.md). */
 const budgetOf = (config) => config.account.timeout * (config.account.retries + 1);
 /** How long the watch property's schedules run at least. */
-const WATCH_MIN_MS = 1000;
+const WATCH_MIN_MS = 800;
 /** Time a deploy may take on a busy machine: slack added to every bound, not a speed claim. */
 const SLACK_MS = 1500;
 /**
@@ -134,7 +134,9 @@ class Fleet {
       );
     }
     const d = this.deploy;
-    if (d && m.deploys < 3) await new DeployAfter(d.type, d.target, d.k).run(m, ctx);
+    // k is at most the jobs' commands: a deploy after all of them is still mid-rollout.
+    const k = Math.min(d?.k ?? 0, devices.length * (this.twice ? 2 : 1));
+    if (d && m.deploys < 3) await new DeployAfter(d.type, d.target, k).run(m, ctx);
   }
   toString() {
     const d = this.deploy;
@@ -176,7 +178,7 @@ class Deploy {
 
 /**
  * A deploy at a moment of the server's progress rather than of the clock: once it has executed
- * `k` more commands of the flow (at most 1.5 s), so that a deploy lands mid-rollout as often as not.
+ * `k` more commands of the flow (at most 1 s), so that a deploy lands mid-rollout as often as not.
  */
 class DeployAfter extends Deploy {
   constructor(type, target, k) {
@@ -186,7 +188,7 @@ class DeployAfter extends Deploy {
   async run(m, ctx) {
     const count = () => ctx.server.log.executed.filter((e) => !e.other).length;
     const goal = count() + this.k;
-    await settle(() => count() >= goal, Date.now() + 1500);
+    await settle(() => count() >= goal, Date.now() + 1000);
     await super.run(m, ctx);
   }
   check(m) {
