@@ -80,8 +80,8 @@ const fleetArb = fc
     deploy: fc.option(
       fc.record({
         type: fc.constantFrom("full", "nodes", "flows"),
-        target: fc.constantFrom("f1", "none"),
-        k: fc.integer({ min: 1, max: 8 }),
+        target: fc.constant("f1"),
+        at: fc.integer({ min: 0, max: 7 }),
       }),
       { freq: 2 },
     ),

@@ -107,9 +107,9 @@ class List {
 }
 
 /**
- * One fleet job, or two identical ones back to back; with `deploy` ({type, target, k}), a deploy
- * once the server has run k of their commands: mid-rollout, the moment a resumed job must tell
- * its own commands from the other job's.
+ * One fleet job, or two identical ones back to back; with `deploy` ({type, target, at}), a deploy
+ * once the server has run `at` eighths of their commands (and one): mid-rollout, the moment a
+ * resumed job must tell its own commands from the other job's.
  */
 class Fleet {
   constructor(devices, twice, deploy = null) {
@@ -134,13 +134,14 @@ class Fleet {
       );
     }
     const d = this.deploy;
-    // k is at most the jobs' commands: a deploy after all of them is still mid-rollout.
-    const k = Math.min(d?.k ?? 0, devices.length * (this.twice ? 2 : 1));
+    // `at` eighths of the way through the jobs' commands: with two jobs, half the deploys land
+    // while the second one sends.
+    const k = 1 + Math.floor(((d?.at ?? 0) * devices.length * (this.twice ? 2 : 1)) / 8);
     if (d && m.deploys < 3) await new DeployAfter(d.type, d.target, k).run(m, ctx);
   }
   toString() {
     const d = this.deploy;
-    const then = d ? `,deployAfter(${d.k},${d.type},${d.target})` : "";
+    const then = d ? `,deployAt(${d.at}/8,${d.type},${d.target})` : "";
     return `fleet([${this.devices}]${this.twice ? ",twice" : ""}${then})`;
   }
 }
