@@ -96,8 +96,15 @@ const STEPS = {
         device: device(3),
         shape: fc.constantFrom("full", "full", "idDevice", "iso", "null"),
         fault: fc.boolean(),
+        deploy: fc.option(
+          fc.record({
+            type: fc.constantFrom("full", "nodes", "flows"),
+            afterMs: fc.integer({ min: 0, max: 60 }),
+          }),
+          { freq: 3 },
+        ),
       })
-      .map(({ device: d, shape, fault }) => new S.SendCommand(d, shape, fault)),
+      .map(({ device: d, shape, fault, deploy }) => new S.SendCommand(d, shape, fault, deploy)),
     device(3).map((d) => new S.Merge(d)),
     device(3).map((d) => new S.List(d)),
     deployArb(["a1", "s1", "m1", "none"]),

@@ -41,9 +41,14 @@ function give(ctx, nodeId, input, msg) {
   return record;
 }
 
+/**
+ * A command through send → Function node → await; with `deploy` ({type, afterMs}), a deploy that
+ * restarts the await node once the server ran the command and `afterMs` more passed: while the
+ * wait is pending, when the device answers slower than that.
+ */
 class SendCommand {
-  constructor(device, shape, fault) {
-    Object.assign(this, { device, shape, fault });
+  constructor(device, shape, fault, deploy = null) {
+    Object.assign(this, { device, shape, fault, deploy });
   }
   check() {
     return true;
@@ -60,9 +65,17 @@ class SendCommand {
       { kind: "command", device, shape: this.shape, bound },
       { deviceId: device, payload },
     );
+    const d = this.deploy;
+    if (!d || m.deploys >= 3) return;
+    const ran = () => ctx.server.log.executed.some((e) => e.elems["/fuzz/n"] === n);
+    await settle(ran, Date.now() + 1000);
+    await sleep(d.afterMs);
+    await new Deploy(d.type, "a1").run(m, ctx);
   }
   toString() {
-    return `send(dev${this.device},${this.shape}${this.fault ? ",fault" : ""})`;
+    const d = this.deploy;
+    const then = d ? `,deploy(${d.type},a1)+${d.afterMs}ms` : "";
+    return `send(dev${this.device},${this.shape}${this.fault ? ",fault" : ""}${then})`;
   }
 }
 
