@@ -79,9 +79,10 @@ const fleetArb = fc
     twice: fc.boolean(),
     deploy: fc.option(
       fc.record({
-        type: fc.constantFrom("full", "nodes", "flows"),
+        type: fc.constantFrom("full", "full", "nodes", "flows"),
         target: fc.constant("f1"),
-        at: fc.integer({ min: 0, max: 7 }),
+        // Weighted to 4/8, the first send of the second of two jobs: the boundary between jobs.
+        at: fc.constantFrom(0, 2, 4, 4, 4, 5, 6),
       }),
       { freq: 2 },
     ),
