@@ -348,11 +348,13 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last);
     if (config.watch) {
       const ids = server.log.telemetry.map((e) => String(e.id));
-      const delivered = () => new Set(rec.watch.map((w) => String(w.eventId)));
-      await settle(
-        () => rec.watch.length === 0 || ids.every((id) => delivered().has(id)),
-        Date.now() + 4 * 250 + budgetOf(config) + SLACK_MS,
-      );
+      // Done when every event from the first delivered on has come (nothing at all: the bound).
+      const caughtUp = () => {
+        const delivered = new Set(rec.watch.map((w) => String(w.eventId)));
+        const first = ids.findIndex((id) => delivered.has(id));
+        return first >= 0 && ids.slice(first).every((id) => delivered.has(id));
+      };
+      await settle(caughtUp, Date.now() + 4 * 250 + budgetOf(config) + SLACK_MS);
     }
     // A second end of a message, if any, comes soon after its first.
     await sleep(100);
