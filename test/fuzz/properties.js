@@ -171,7 +171,7 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
   };
   const out = await fc.check(property(name, server), params);
   if (!out.failed) return { seed: out.seed, failure: null, runs: out.numRuns };
-  const replay = `npm run fuzz -- --property ${name} --seed ${out.seed} --path ${out.counterexamplePath}`;
+  const replay = `npm run fuzz -- --property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
   const [drawn, cmds] = out.counterexample ?? [];
   const schedule = cmds ? String(cmds) : "";
   const failure = [

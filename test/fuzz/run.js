@@ -28,7 +28,7 @@ async function hunt(name, server) {
     property(name, server, ({ path, drawn, steps, err }) => {
       failures++;
       console.log(`--- ${name} seed ${seed} path ${path}: ${JSON.stringify(drawn.behaviour)}`);
-      console.log(`replay: npm run fuzz -- --property ${name} --seed ${seed} --path ${path}`);
+      console.log(`replay: npm run fuzz -- --property ${name} --seed=${seed} --path=${path}`);
       console.log(`steps: ${steps}\n${err.message}`);
     }),
     { numRuns: Number(values.runs), seed },
