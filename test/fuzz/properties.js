@@ -32,7 +32,7 @@ const configArb = (watch) =>
     account: fc.record({
       timeout: fc.integer({ min: 200, max: 400 }),
       retries: fc.integer({ min: 0, max: 1 }),
-      rate: fc.constantFrom(0, 5, 10, 20),
+      rate: fc.constantFrom(0, 5, 5, 10, 20),
       concurrency: fc.integer({ min: 1, max: 4 }),
     }),
     awaitTimeout: fc.integer({ min: 250, max: 500 }),
@@ -76,13 +76,14 @@ const pauseArb = fc.integer({ min: 20, max: 200 }).map((ms) => new S.Pause(ms));
 const fleetArb = fc
   .record({
     devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
-    twice: fc.boolean(),
+    twice: fc.constantFrom(false, true, true),
     deploy: fc.option(
       fc.record({
-        type: fc.constantFrom("full", "full", "nodes", "flows"),
+        type: fc.constantFrom("full", "full", "full", "nodes", "flows"),
         target: fc.constant("f1"),
-        // Weighted to 4/8, the first send of the second of two jobs: the boundary between jobs.
-        at: fc.constantFrom(0, 2, 4, 4, 4, 5, 6),
+        // Weighted to 4/8, the first send of the second of two jobs: the boundary between jobs,
+        // where a resumed job must tell its own commands from the first job's (issue 28, item 3).
+        at: fc.constantFrom(0, 2, 4, 4, 4, 4, 6),
       }),
       { freq: 2 },
     ),
