@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The request budget of the account: Timeout x (Retries + 1) (docs/reliability.md). */
 const budgetOf = (config) => config.account.timeout * (config.account.retries + 1);
 /** How long the watch property's schedules run at least. */
-const WATCH_MIN_MS = 800;
+const WATCH_MIN_MS = 700;
 /** Time a deploy may take on a busy machine: slack added to every bound, not a speed claim. */
 const SLACK_MS = 1500;
 /**
@@ -357,7 +357,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       await settle(caughtUp, Date.now() + 4 * 250 + budgetOf(config) + SLACK_MS);
     }
     // A second end of a message, if any, comes soon after its first.
-    await sleep(100);
+    await sleep(50);
     const t1 = Date.now();
     await probe(ctx);
     if (process.env.FUZZ_DEBUG)
