@@ -80,6 +80,8 @@ function judge(world, record, got) {
       violations.push(`${who}: ${outcome} of command ${id} without a ${status} marker of it`);
     claim(id, who);
   };
+  // Each command but the last was sent before a crash that left it unsaved.
+  const resentByCrash = (cmds) => cmds.slice(0, -1).every((c) => inCrashWindow(c.creationDate));
   const errorsOf = (tag) => got["/error"].filter((e) => e.tag === tag && EDGE_NODES.has(e.source));
   // An end that a crash came too soon after to flush its record (the wait or the job still saved)
   // comes again from the restarted Node-RED, which says it resumed: not a second end of its own.
@@ -100,8 +102,12 @@ function judge(world, record, got) {
       if (ends > 1 && !repeatedByCrash([...reports, ...errors]))
         violations.push(`${tag} ended ${ends} times`);
       // The job's record is saved as it is taken: only a crash before its flush loses it.
+      const started = input.devices.some((d) => commandsOf(d, tag).length > 0);
       if (ends === 0 && !inCrashWindow(input.at))
-        waiting.push(`${tag} (fleet job of ${input.devices.join(",")}) never ended`);
+        waiting.push(
+          `${tag} (fleet job of ${input.devices.join(",")}) never ended` +
+            (started ? "" : ", and sent nothing (queued behind another job when stopped?)"),
+        );
       const [report] = reports;
       if (report && report.life > input.life && !report.restored)
         violations.push(`${tag}: report of a restarted job without msg.restored`);
@@ -116,13 +122,11 @@ function judge(world, record, got) {
           violations.push(`${tag}: ${entries.length} report entries for ${device}`);
         const entry = entries[0];
         const may = said.some((m) => m.may) || entry?.mayHaveBeenSent === true;
-        if (cmds.length > 1 && !(inCrashWindow(cmds[0].creationDate) && may))
+        if (cmds.length > 1 && !(resentByCrash(cmds) && may))
           violations.push(
             `${tag}: ${device} executed the job's command ${cmds.length} times ` +
               `(${cmds.map((c) => c.id).join(", ")}), the flow asked once` +
-              (inCrashWindow(cmds[0].creationDate)
-                ? ", a crash in the flush window, and no mayHaveBeenSent"
-                : ""),
+              (resentByCrash(cmds) ? ", a crash in the flush window, and no mayHaveBeenSent" : ""),
           );
         if (entry && (entry.outcome === "complete" || entry.outcome === "fault"))
           backed(`${tag}/${device}`, device, tag, entry.outcome, entry.commandId);
@@ -135,7 +139,7 @@ function judge(world, record, got) {
     const ends = outs.length + errors.length;
     if (ends > 1 && !repeatedByCrash([...outs, ...errors]))
       violations.push(`${tag} ended ${ends} times`);
-    if (cmds.length > 1 && !(inCrashWindow(cmds[0].creationDate) && outs.some((o) => o.may)))
+    if (cmds.length > 1 && !(resentByCrash(cmds) && outs.some((o) => o.may)))
       violations.push(
         `${tag}: ${device} executed its command ${cmds.length} times, the flow asked once`,
       );

@@ -16,6 +16,8 @@ const FLUSH_S = 1;
 /** How late an answer to a command comes when a step asks for one (the command runs at once). */
 const SLOW_ANSWER_MS = 1000;
 const DEVICES = ["fz-1", "fz-2", "fz-3", "fz-4"];
+/** Between a command and each of its two markers (START, COMPLETE). */
+const COMMAND_DELAY_MS = 600;
 /** How often the test adds an event to the watched stream. */
 const EVENT_EVERY_MS = 150;
 const START_TIMEOUT_MS = 30000;
@@ -58,12 +60,21 @@ class RestartWorld {
     this.nextTag = 1;
     this.feeding = undefined;
     this.firstEventAt = undefined;
+    /** The output of each Node-RED life that ended. */
+    this.logs = [];
   }
 
-  async open() {
-    this.sim = await startSim({ commandDelayMs: 5 });
+  /** Starts it all, with the devices `offline` holding their commands until a step or the end. */
+  async open(offline = []) {
+    // Devices that take a while: most waits and rollouts are still pending when a stop comes.
+    this.sim = await startSim({ commandDelayMs: COMMAND_DELAY_MS });
     for (const name of DEVICES) {
-      const res = await control(this.sim, "POST", "/devices", { name, resources: ["/lcd/txt1"] });
+      const online = !offline.includes(name);
+      const res = await control(this.sim, "POST", "/devices", {
+        name,
+        resources: ["/lcd/txt1"],
+        online,
+      });
       if (res.status !== 201) throw new Error(`device ${name}: ${res.text}`);
     }
     await control(this.sim, "POST", "/streams", { path: WATCHED });
@@ -189,6 +200,9 @@ class RestartWorld {
     });
     current.how = how;
     if (how === "SIGKILL") {
+      // The watch's first position on disk: without it a "resume" restarts as "new" and skips,
+      // as documented, what came while Node-RED was down.
+      await sleep(this.firstEventAt + FLUSH_S * 1000 + 500 - Date.now());
       current.endedAt = Date.now();
       child.kill("SIGKILL");
       await exited;
@@ -197,6 +211,7 @@ class RestartWorld {
       await this.red.stop();
       current.endedAt = Date.now();
     }
+    this.logs.push(this.red.output());
     this.red = undefined;
     await sleep(downMs);
     await this.startRed();
@@ -228,6 +243,11 @@ class RestartWorld {
     this.feeding = undefined;
     await control(this.sim, "DELETE", "/faults");
     for (const name of DEVICES) await this.online(name, true);
+  }
+
+  /** What every life of Node-RED printed, the running one's so far included. */
+  allOutput() {
+    return [...this.logs, this.red?.output() ?? ""].join("\n");
   }
 
   output() {

@@ -3,13 +3,14 @@
 // (SIGKILL) of a real `node-red` process, judged against the server's record
 // (restart-checks.js). Each run is a fresh server, collector, user directory and Node-RED.
 // `npm test` runs a small budget (restarts.spec.js); `node test/fuzz/restarts.js --runs N
-// [--seed S] [--path P] [--shrink]` runs longer or replays one failure.
+// [--seed S] [--path P] [--shrink]` runs longer or replays one failure, and `--survey` runs N
+// schedules of seeds S, S+1, ... and reports every failure, not only the first.
 "use strict";
 const fc = require("fast-check");
 const { waitFor, sleep } = require("../support/simulator");
 const { removeTempDirs } = require("../support/temp");
-const { RestartWorld } = require("./restart-world");
-const { scheduleArb } = require("./restart-steps");
+const { RestartWorld, DEVICES } = require("./restart-world");
+const { scheduleArb, lastRestart } = require("./restart-steps");
 const { judge } = require("./restart-checks");
 
 /** How long the ends of a schedule may take once every device is back online. */
@@ -18,11 +19,14 @@ const SETTLE_MS = 20000;
 const QUIET_MS = 1500;
 
 /** Runs one schedule on a fresh world; throws with every violation found. */
-async function runSchedule(cmds) {
+async function runSchedule(offline, cmds, last) {
   const world = new RestartWorld();
   try {
-    await world.open();
-    await fc.asyncModelRun(() => ({ model: { restarts: 0 }, real: world }), cmds);
+    await world.open(offline);
+    const model = { restarts: 0 };
+    await fc.asyncModelRun(() => ({ model, real: world }), cmds);
+    const lastUsed = model.restarts === 0;
+    if (lastUsed) await last.run(model, world);
     await world.settle();
     const current = async () => judge(world, await world.serverRecord(), world.sink.got);
     await waitFor(async () => (await current()).waiting.length === 0, {
@@ -32,6 +36,9 @@ async function runSchedule(cmds) {
     await sleep(QUIET_MS);
     const { violations, waiting } = await current();
     const found = [...waiting, ...violations];
+    // Node-RED prints these before it dies of them, or goes on in a state no test can trust.
+    for (const line of world.allOutput().split("\n"))
+      if (/unhandled|uncaught/i.test(line)) found.push(`Node-RED printed: ${line.trim()}`);
     // Node-RED is up and takes and ends a new message.
     const before = world.sink.got["/out"].length;
     await world.command("cmd", "fz-1");
@@ -42,7 +49,7 @@ async function runSchedule(cmds) {
     }).catch(() => found.push(`Node-RED did not end a new command after the schedule`));
     if (process.env.FUZZ_VERBOSE)
       console.log(
-        `  schedule ${cmds}: ${world.inputs.length} inputs, ${world.events.length} events, ` +
+        `  offline ${offline.join(",") || "none"}, schedule ${cmds.join(", ")}${lastUsed ? `, then ${last}` : ""}: ${world.inputs.length} inputs, ${world.events.length} events, ` +
           `lives ${world.lives.map((l) => l.how ?? "up").join(" ")}, ${found.length} violation(s)`,
       );
     if (found.length > 0) {
@@ -57,7 +64,13 @@ async function runSchedule(cmds) {
 }
 
 function property(maxSteps) {
-  return fc.asyncProperty(scheduleArb(maxSteps), runSchedule);
+  // Devices offline from the start keep waits and rollouts pending when a stop or crash comes.
+  return fc.asyncProperty(
+    fc.subarray(DEVICES, { maxLength: 2 }),
+    scheduleArb(maxSteps),
+    lastRestart,
+    runSchedule,
+  );
 }
 
 /**
@@ -95,8 +108,8 @@ function parseArgs(argv) {
     else if (flag === "--seed") args.seed = Number(value);
     else if (flag === "--path") args.path = value;
     else if (flag === "--steps") args.maxSteps = Number(value);
-    else if (flag === "--shrink") {
-      args.shrink = true;
+    else if (flag === "--shrink" || flag === "--survey") {
+      args[flag.slice(2)] = true;
       continue;
     } else if (flag === "--restarts") continue;
     else throw new Error(`unknown option ${flag}`);
@@ -106,18 +119,49 @@ function parseArgs(argv) {
   return args;
 }
 
-if (require.main === module) {
-  checkRestarts(parseArgs(process.argv.slice(2)))
+/** fast-check's report, and the violations of the schedule it names. */
+function failureText(err) {
+  const cause = err.cause instanceof Error ? `\n${err.cause.message}` : "";
+  return `${err.message}${cause}`;
+}
+
+/**
+ * Runs `runs` schedules, one per seed from `seed` on, and reports each failure without stopping
+ * at the first: each replays alone with `--runs 1 --seed <its seed>`.
+ */
+async function survey({ runs, seed, maxSteps = 6, log = console.log }) {
+  const base = seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
+  let failed = 0;
+  for (let i = 0; i < runs; i++) {
+    try {
+      await checkRestarts({ runs: 1, seed: base + i, maxSteps, log });
+    } catch (err) {
+      failed++;
+      log(`FAILED with seed ${base + i}:\n${failureText(err).slice(0, 4000)}\n`);
+    }
+  }
+  log(`survey: ${failed} of ${runs} schedules failed (seeds ${base} to ${base + runs - 1})`);
+  if (failed > 0) throw new Error(`${failed} of ${runs} schedules failed`);
+}
+
+/** The command line (also `npm run fuzz -- --restarts ...`): resolves with the exit code. */
+function main(argv) {
+  const args = parseArgs(argv);
+  return (args.survey ? survey(args) : checkRestarts(args))
     .then(
-      () => {
-        process.exitCode = 0;
-      },
+      () => 0,
       (err) => {
-        console.error(err.message);
-        process.exitCode = 1;
+        if (!args.survey) console.error(failureText(err));
+        return 1;
       },
     )
     .finally(removeTempDirs);
 }
 
-module.exports = { checkRestarts, runSchedule, parseArgs };
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
+
+module.exports = { checkRestarts, runSchedule, main };
