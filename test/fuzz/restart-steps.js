@@ -130,19 +130,27 @@ function scheduleArb(maxSteps) {
       fc.integer({ min: 0, max: 1000 }),
     )
     .map(([how, after, down]) => new Restart(how, after, down));
+  // Inputs weigh most: a stop finds something pending only when inputs came before it.
   return fc.array(
     fc.oneof(
-      device.map((d) => new Command(d)),
-      fc
-        .tuple(device, fc.constantFrom("none", "iso", "null"))
-        .map(([d, shape]) => new HandBuiltRef(d, shape)),
-      fc.subarray(DEVICES, { minLength: 2 }).map((devices) => new FleetJob(devices)),
-      fc.tuple(device, fc.boolean()).map(([d, online]) => new Online(d, online)),
-      fc.constant(new SlowAnswer()),
-      fc.integer({ min: 50, max: 1200 }).map((ms) => new Pause(ms)),
-      // Twice: a schedule without a restart proves little here.
-      restart,
-      restart,
+      { arbitrary: device.map((d) => new Command(d)), weight: 3 },
+      {
+        arbitrary: fc
+          .tuple(device, fc.constantFrom("none", "iso", "null"))
+          .map(([d, shape]) => new HandBuiltRef(d, shape)),
+        weight: 2,
+      },
+      {
+        arbitrary: fc.subarray(DEVICES, { minLength: 2 }).map((devices) => new FleetJob(devices)),
+        weight: 3,
+      },
+      {
+        arbitrary: fc.tuple(device, fc.boolean()).map(([d, online]) => new Online(d, online)),
+        weight: 1,
+      },
+      { arbitrary: fc.constant(new SlowAnswer()), weight: 1 },
+      { arbitrary: fc.integer({ min: 50, max: 1200 }).map((ms) => new Pause(ms)), weight: 1 },
+      { arbitrary: restart, weight: 2 },
     ),
     // fc.commands draws mostly empty schedules at this size; a schedule needs a few inputs before
     // its stops. An array of commands runs in fc.asyncModelRun all the same, and shrinks.
