@@ -1,6 +1,6 @@
-// What must hold after a schedule of the restart property, judged against the server's own record
-// (each device's :command stream: what it executed; its :inbox: the markers) and what the flow
-// posted to the collector, never against what the nodes say of themselves:
+// What must hold after a schedule of the restart property, judged against the server's own log
+// (server.js: each command a device executed, each marker it wrote) and what the flow posted to
+// the collector, never against what the nodes say of themselves:
 //
 // 1. every input ends at most once (an output or an error), and at least once when the server
 //    executed its command or no restart came after it; a result delivered by a later Node-RED
@@ -24,24 +24,6 @@ const EDGE_NODES = new Set(["s1", "s2", "h2", "a1", "a2", "f1"]);
 /** Around a kill, for clocks read in two places (the test's and the server's: one process). */
 const KILL_SLACK_MS = 500;
 
-/** True when `value` holds `id` as a value (a string, or a number equal to a numeric id). */
-function holds(value, id, depth = 0) {
-  if (depth > 50) return false;
-  if (value === id || (typeof value === "number" && String(value) === id)) return true;
-  if (typeof value !== "object" || value === null) return false;
-  return Object.values(value).some((v) => holds(v, id, depth + 1));
-}
-
-/** The inbox markers of `status` that name command `id`. */
-function markersOf(inbox, status, id) {
-  return inbox.filter((e) => JSON.stringify(e.elems).includes(status) && holds(e.elems, id));
-}
-
-function tagOf(event) {
-  const text = event.elems && event.elems["/lcd/txt1"];
-  return typeof text === "string" ? text : undefined;
-}
-
 /**
  * Judges one schedule: `waiting` lists the ends still missing (the caller waits for them, then
  * they are violations too), `violations` what can no longer become right.
@@ -52,12 +34,15 @@ function judge(world, record, got) {
   const kills = world.lives.filter((l) => l.how === "SIGKILL").map((l) => l.endedAt);
   // What a node saved this long before a kill may not be on disk: the flush interval, a second
   // for the write itself, and the late answer a command may have had before its wait was saved.
-  const windowMs = FLUSH_S * 1000 + 1000 + (world.slowAnswers > 0 ? SLOW_ANSWER_MS : 0);
+  const windowMs = FLUSH_S * 1000 + 1000 + (world.answerFaults > 0 ? SLOW_ANSWER_MS : 0);
   const inCrashWindow = (t) => kills.some((k) => t >= k - windowMs && t <= k + KILL_SLACK_MS);
   const stoppedAfter = (t) => world.lives.some((l) => l.endedAt !== undefined && l.endedAt >= t);
 
+  // Each as {id, creationDate}: the server's time it executed the command.
   const commandsOf = (device, tag) =>
-    (record[device]?.commands ?? []).filter((e) => tagOf(e) === tag);
+    record.executed
+      .filter((e) => e.device === device && !e.other && e.elems?.["/lcd/txt1"] === tag)
+      .map((e) => ({ id: String(e.commandId), creationDate: e.t }));
   const claimed = new Map();
   const claim = (id, who) => {
     if (id === undefined || id === null) return;
@@ -76,7 +61,10 @@ function judge(world, record, got) {
     }
     if (!commandsOf(device, tag).some((e) => e.id === String(id)))
       violations.push(`${who}: ${outcome} with command ${id}, not a command of its own`);
-    if (markersOf(record[device]?.inbox ?? [], status, String(id)).length === 0)
+    const marked = record.markers.some(
+      (m) => m.device === device && m.name === status && !m.foreign && m.commandId === String(id),
+    );
+    if (!marked)
       violations.push(`${who}: ${outcome} of command ${id} without a ${status} marker of it`);
     claim(id, who);
   };
@@ -165,16 +153,16 @@ function judge(world, record, got) {
 
   const deliveries = new Map();
   for (const d of got["/event"]) {
-    const list = deliveries.get(d.seq) ?? [];
+    const list = deliveries.get(d.id) ?? [];
     list.push(d);
-    deliveries.set(d.seq, list);
+    deliveries.set(d.id, list);
   }
-  for (const { seq } of world.events) {
-    const list = deliveries.get(seq) ?? [];
-    if (list.length === 0) waiting.push(`event ${seq} never delivered`);
+  world.events.forEach(({ id }, n) => {
+    const list = deliveries.get(id) ?? [];
+    if (list.length === 0) waiting.push(`event ${id} (the ${n + 1}th) never delivered`);
     if (list.length > 1 && !inCrashWindow(list[0].at))
-      violations.push(`event ${seq} delivered ${list.length} times`);
-  }
+      violations.push(`event ${id} (the ${n + 1}th) delivered ${list.length} times`);
+  });
   return { violations, waiting };
 }
 

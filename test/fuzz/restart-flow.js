@@ -2,15 +2,12 @@
 // records on the `localfilesystem` store "file": commands (inject i-cmd -> edge-send-command ->
 // edge-await-command), hand-built command references (inject i-ref -> edge-send-command ->
 // a Function node that keeps only some fields of msg.command -> edge-await-command), fleet jobs
-// (inject i-fleet -> edge-fleet-command) and a watch of one stream. Everything that leaves a
+// (inject i-fleet -> edge-fleet-command) and a watch of the server's telemetry stream. Everything that leaves a
 // node is posted to the test's collector by core http request nodes as it happens, so that the
 // test's record of it survives a SIGKILL; each post names the Node-RED life it came from
 // (global "life", set by the test in each start's settings), not the time it arrived.
 "use strict";
 const { accountNode, postNode } = require("../support/node-red-process");
-
-/** The stream the watch reads and the test keeps adding events to. */
-const WATCHED = "/demo/fz-watch";
 /** The await and fleet nodes' Timeout: longer than any schedule, so nothing times out. */
 const TIMEOUT_MS = 60000;
 
@@ -82,12 +79,12 @@ const inject = (id, wires) => ({
   wires,
 });
 
-/** The flow; `sim` is the API server (url, company, user, token), `sink` the collector. */
-function restartFlow(sim, sink) {
+/** The flow; `server` is the API server (server.js), `sink` the collector. */
+function restartFlow(server, sink) {
   const outputs = [["r0"], ["r1"], ["r2"]];
   return [
     { id: "t1", type: "tab", label: "restart property" },
-    accountNode(sim),
+    accountNode({ ...server, user: "fuzz-user" }),
     inject("i-cmd", [["s1"]]),
     sendNode("s1", [["a1"]]),
     awaitNode("a1", outputs),
@@ -139,19 +136,14 @@ function restartFlow(sim, sink) {
       type: "edge-watch-events",
       z: "t1",
       account: "acc",
-      stream: WATCHED,
+      stream: server.telemetryPath,
       interval: 300,
       start: "resume",
       last: 10,
       store: "file",
       wires: [["fw"]],
     },
-    ...post(
-      sink,
-      "fw",
-      "id: msg.eventId, seq: msg.payload.elems.seq, restored: msg.restored === true",
-      "/event",
-    ),
+    ...post(sink, "fw", "id: String(msg.eventId), restored: msg.restored === true", "/event"),
     { id: "c1", type: "catch", z: "t1", scope: null, wires: [["fe"]] },
     ...post(
       sink,
@@ -163,4 +155,4 @@ function restartFlow(sim, sink) {
   ];
 }
 
-module.exports = { restartFlow, WATCHED, TIMEOUT_MS };
+module.exports = { restartFlow, TIMEOUT_MS };

@@ -1,6 +1,6 @@
 // The steps a schedule of the restart property is drawn from, as fast-check model commands: a
-// command (send -> await), a hand-built command reference, a fleet job, a device going offline
-// or back, a command whose answer comes late (the device runs it at once), a pause, and a stop
+// command (send -> await), a hand-built command reference, a fleet job, a command whose answer
+// comes late or never (the device runs it at once), a pause, and a stop
 // (SIGINT) or a crash (SIGKILL) of Node-RED after a short delay. The model only counts what
 // bounds a schedule (restarts); what must hold is checked after it, against the server.
 "use strict";
@@ -57,31 +57,18 @@ class FleetJob {
   }
 }
 
-class Online {
-  constructor(device, online) {
-    this.device = device;
-    this.online = online;
+class AnswerFault {
+  constructor(kind) {
+    this.kind = kind;
   }
   check() {
     return true;
   }
   async run(model, world) {
-    await world.online(this.device, this.online);
+    world.answerFault(this.kind);
   }
   toString() {
-    return `${this.online ? "online" : "offline"}(${this.device})`;
-  }
-}
-
-class SlowAnswer {
-  check() {
-    return true;
-  }
-  async run(model, world) {
-    await world.slowAnswer();
-  }
-  toString() {
-    return "slowAnswer()";
+    return this.kind === "late" ? "lateAnswer()" : "lostAnswer()";
   }
 }
 
@@ -145,10 +132,9 @@ function scheduleArb(maxSteps) {
         weight: 3,
       },
       {
-        arbitrary: fc.tuple(device, fc.boolean()).map(([d, online]) => new Online(d, online)),
+        arbitrary: fc.constantFrom("late", "lost").map((kind) => new AnswerFault(kind)),
         weight: 1,
       },
-      { arbitrary: fc.constant(new SlowAnswer()), weight: 1 },
       { arbitrary: fc.integer({ min: 50, max: 1200 }).map((ms) => new Pause(ms)), weight: 1 },
       { arbitrary: restart, weight: 2 },
     ),
@@ -167,5 +153,5 @@ module.exports = {
   scheduleArb,
   lastRestart,
   MAX_RESTARTS,
-  steps: { Command, HandBuiltRef, FleetJob, Online, SlowAnswer, Pause, Restart },
+  steps: { Command, HandBuiltRef, FleetJob, AnswerFault, Pause, Restart },
 };

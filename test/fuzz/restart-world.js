@@ -1,23 +1,24 @@
-// The real system one schedule of the restart property acts on: an API server (the simulator,
-// which executes commands and keeps every stream), a collector of what the flow posts, and a
+// The real system one schedule of the restart property acts on: an API server (the harness's,
+// server.js, which executes commands and logs each with its markers), a collector of what the
+// flow posts, and a
 // real `node-red` process on a user directory with a `localfilesystem` store flushed every
 // second, started again after each SIGINT and SIGKILL. It records what the test did and when
 // (inputs, lives, kills) for the checks in restart-checks.js; everything it starts, close()
 // stops, and the user directory is removed.
 "use strict";
 const fs = require("node:fs");
-const { startSim, control, api, waitFor, sleep } = require("../support/simulator");
+const { waitFor, sleep } = require("../support/simulator");
 const { serve } = require("../support/http-server");
 const { startNodeRed, makeUserDir, deployFlows } = require("../support/node-red-process");
-const { restartFlow, WATCHED } = require("./restart-flow");
+const { restartFlow } = require("./restart-flow");
+const { startFuzzServer } = require("./server");
 
 /** The store's flushInterval, in seconds (Node-RED's default is 30). */
 const FLUSH_S = 1;
 /** How late an answer to a command comes when a step asks for one (the command runs at once). */
 const SLOW_ANSWER_MS = 1000;
-const DEVICES = ["fz-1", "fz-2", "fz-3", "fz-4"];
-/** Between a command and each of its two markers (START, COMPLETE). */
-const COMMAND_DELAY_MS = 600;
+/** The server's devices (server.js names them dev0, dev1, ...). */
+const DEVICES = ["dev0", "dev1", "dev2", "dev3"];
 /** How often the test adds an event to the watched stream. */
 const EVENT_EVERY_MS = 150;
 const START_TIMEOUT_MS = 30000;
@@ -55,7 +56,7 @@ class RestartWorld {
     this.inputs = [];
     /** One per Node-RED process: {life, startedAt, endedAt?, how?: "SIGINT" | "SIGKILL"}. */
     this.lives = [];
-    this.slowAnswers = 0;
+    this.answerFaults = 0;
     this.events = [];
     this.nextTag = 1;
     this.feeding = undefined;
@@ -64,24 +65,17 @@ class RestartWorld {
     this.logs = [];
   }
 
-  /** Starts it all, with the devices `offline` holding their commands until a step or the end. */
-  async open(offline = []) {
-    // Devices that take a while: most waits and rollouts are still pending when a stop comes.
-    this.sim = await startSim({ commandDelayMs: COMMAND_DELAY_MS });
-    for (const name of DEVICES) {
-      const online = !offline.includes(name);
-      const res = await control(this.sim, "POST", "/devices", {
-        name,
-        resources: ["/lcd/txt1"],
-        online,
-      });
-      if (res.status !== 201) throw new Error(`device ${name}: ${res.text}`);
-    }
-    await control(this.sim, "POST", "/streams", { path: WATCHED });
+  /**
+   * Starts it all; a device answers each command (its COMPLETE marker) `answerMs` after it: long
+   * enough, and most waits and rollouts are still pending when a stop comes.
+   */
+  async open(answerMs) {
+    this.server = await startFuzzServer();
+    this.server.reset({ answerMs }, { deviceCount: DEVICES.length });
     this.sink = await recorder();
     this.userDir = makeUserDir();
     await this.startRed();
-    await deployFlows(this.red.url, restartFlow(this.sim, this.sink));
+    await deployFlows(this.red.url, restartFlow(this.server, this.sink));
     await this.startWatchFeed();
   }
 
@@ -105,15 +99,16 @@ class RestartWorld {
    * kept through a flush, so that a crash never finds the watch without a saved position.
    */
   async startWatchFeed() {
-    const watched = encodeURIComponent(WATCHED);
+    const { server } = this;
+    const watched = server.telemetryPath;
     await waitFor(
-      async () => {
-        const res = await control(this.sim, "GET", "/requests?limit=200");
-        return res.json.some((r) => r.method === "GET" && r.url.includes(watched) && r.status);
-      },
+      () =>
+        server.log.requests.some(
+          (r) => r.method === "GET" && decodeURIComponent(r.query).includes(watched) && r.status,
+        ),
       { timeoutMs: START_TIMEOUT_MS, intervalMs: 50, what: "the watch's first read" },
     );
-    await this.addEvent();
+    this.addEvent();
     await waitFor(() => this.sink.got["/event"].length > 0, {
       timeoutMs: START_TIMEOUT_MS,
       intervalMs: 50,
@@ -121,15 +116,13 @@ class RestartWorld {
     });
     this.firstEventAt = Date.now();
     this.feeding = setInterval(() => {
-      this.addEvent().catch(() => {});
+      this.addEvent();
     }, EVENT_EVERY_MS);
   }
 
-  async addEvent() {
-    const seq = this.events.length + 1;
-    this.events.push({ seq, at: Date.now() });
-    const res = await control(this.sim, "POST", "/events", { path: WATCHED, elems: { seq } });
-    if (res.status !== 201) throw new Error(`event ${seq}: ${res.status} ${res.text}`);
+  addEvent() {
+    const event = this.server.telemetry();
+    this.events.push({ id: String(event.id), at: Date.now() });
   }
 
   /** Presses an inject node with these msg properties; a start answers 404 until flows run. */
@@ -172,19 +165,13 @@ class RestartWorld {
     await this.inject("i-fleet", { payload: { "/lcd/txt1": tag }, devices, job: tag, tag });
   }
 
-  async online(device, online) {
-    await control(this.sim, "PUT", `/devices/${device}/online`, { online });
-  }
-
-  /** The next command's answer comes SLOW_ANSWER_MS late; the device runs it at once. */
-  async slowAnswer() {
-    this.slowAnswers++;
-    await control(this.sim, "POST", "/faults", {
-      method: "POST",
-      path: "/event",
-      answerDelayMs: SLOW_ANSWER_MS,
-      count: 1,
-    });
+  /**
+   * The next command is executed at once and its answer comes SLOW_ANSWER_MS late ("late"), or
+   * never: the connection is reset after the server acted ("lost").
+   */
+  answerFault(kind) {
+    this.answerFaults++;
+    this.server.fault({ match: "POST", kind, delayMs: SLOW_ANSWER_MS });
   }
 
   /**
@@ -217,32 +204,17 @@ class RestartWorld {
     await this.startRed();
   }
 
-  /** The events of a stream, oldest first (the server's own record, not the nodes'). */
-  async stream(path) {
-    const res = await api(this.sim, "GET", `/event?path=${encodeURIComponent(path)}&limit=1000`);
-    if (res.status === 404) return [];
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
-    return res.json.body.slice().reverse();
+  /** The server's own log: what each device executed and every marker it wrote. */
+  serverRecord() {
+    const { executed, markers } = this.server.log;
+    return { executed, markers };
   }
 
-  /** For each device, its :command and :inbox streams as the server holds them. */
-  async serverRecord() {
-    const record = {};
-    for (const name of DEVICES) {
-      record[name] = {
-        commands: await this.stream(`/${this.sim.company}/devices/${name}/:command`),
-        inbox: await this.stream(`/${this.sim.company}/devices/${name}/:inbox`),
-      };
-    }
-    return record;
-  }
-
-  /** The schedule is over: every device online, no faults left, no more events. */
-  async settle() {
+  /** The schedule is over: no faults left, no more events. */
+  settle() {
     clearInterval(this.feeding);
     this.feeding = undefined;
-    await control(this.sim, "DELETE", "/faults");
-    for (const name of DEVICES) await this.online(name, true);
+    this.server.clearFaults();
   }
 
   /** What every life of Node-RED printed, the running one's so far included. */
@@ -262,7 +234,7 @@ class RestartWorld {
       child.kill("SIGKILL");
       await exited;
     }
-    await this.sim?.close();
+    await this.server?.close();
     await this.sink?.close();
     if (this.userDir) fs.rmSync(this.userDir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 // The restart property (restarts.js) in `npm test`: a few schedules, each with at most two stops
 // or crashes of a real Node-RED, within about a minute on two cores. It prints its seed; a
 // failure prints the schedule, the seed and the path that replay it
-// (`node test/fuzz/restarts.js --runs 1 --seed S --path P`). FUZZ_SEED, FUZZ_PATH and
+// (`npm run fuzz -- --restarts --runs 1 --seed S --path P`). FUZZ_SEED, FUZZ_PATH and
 // FUZZ_RUNS choose them here too.
 "use strict";
 const { checkRestarts } = require("./restarts");
