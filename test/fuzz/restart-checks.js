@@ -89,13 +89,15 @@ function judge(world, record, got) {
       const ends = reports.length + errors.length;
       if (ends > 1 && !repeatedByCrash([...reports, ...errors]))
         violations.push(`${tag} ended ${ends} times`);
-      // The job's record is saved as it is taken: only a crash before its flush loses it.
-      const started = input.devices.some((d) => commandsOf(d, tag).length > 0);
-      if (ends === 0 && !inCrashWindow(input.at))
-        waiting.push(
-          `${tag} (fleet job of ${input.devices.join(",")}) never ended` +
-            (started ? "" : ", and sent nothing (queued behind another job when stopped?)"),
-        );
+      // The job's record is saved when it starts, before its first send; a job that sent
+      // nothing may have been waiting behind another one, or still on its way through the
+      // flow, when a stop came: such messages end with done() and no output (docs/reliability.md).
+      const firstSend = Math.min(
+        ...input.devices.flatMap((d) => commandsOf(d, tag).map((c) => c.creationDate)),
+      );
+      const excused = firstSend === Infinity ? stoppedAfter(input.at) : inCrashWindow(firstSend);
+      if (ends === 0 && !excused)
+        waiting.push(`${tag} (fleet job of ${input.devices.join(",")}) never ended`);
       const [report] = reports;
       if (report && report.life > input.life && !report.restored)
         violations.push(`${tag}: report of a restarted job without msg.restored`);

@@ -222,10 +222,6 @@ class RestartWorld {
     return [...this.logs, this.red?.output() ?? ""].join("\n");
   }
 
-  output() {
-    return this.red?.output().slice(-3000) ?? "(Node-RED not running)";
-  }
-
   async close() {
     clearInterval(this.feeding);
     const child = this.red?.child;

@@ -12,11 +12,21 @@ const { removeTempDirs } = require("../support/temp");
 const { RestartWorld, DEVICES } = require("./restart-world");
 const { scheduleArb, lastRestart } = require("./restart-steps");
 const { judge } = require("./restart-checks");
+const { TIMEOUT_MS } = require("./restart-flow");
 
-/** How long the ends of a schedule may take once every device is back online. */
-const SETTLE_MS = 20000;
+/** Beyond an input's Timeout: its last read, its output's way to the collector. */
+const END_SLACK_MS = 3000;
 /** After the last end: long enough for a second end of anything to arrive. */
 const QUIET_MS = 1500;
+
+/** The warning and error lines of Node-RED's output, but for the two of every start. */
+function warnings(output) {
+  return output
+    .split("\n")
+    .filter((l) => /\[(warn|error)\]/.test(l) && !/Projects disabled|credentials not found/.test(l))
+    .slice(-40)
+    .join("\n");
+}
 
 /** Runs one schedule on a fresh world; throws with every violation found. */
 async function runSchedule(answerMs, cmds, last) {
@@ -29,8 +39,10 @@ async function runSchedule(answerMs, cmds, last) {
     if (lastUsed) await last.run(model, world);
     await world.settle();
     const current = async () => judge(world, world.serverRecord(), world.sink.got);
+    // Every input ends within its Timeout: past the last one's, a missing end is missing.
+    const lastInput = Math.max(0, ...world.inputs.map((i) => i.at));
     await waitFor(async () => (await current()).waiting.length === 0, {
-      timeoutMs: SETTLE_MS,
+      timeoutMs: Math.max(1000, lastInput + TIMEOUT_MS + END_SLACK_MS - Date.now()),
       intervalMs: 250,
     }).catch(() => {});
     await sleep(QUIET_MS);
@@ -55,7 +67,8 @@ async function runSchedule(answerMs, cmds, last) {
     if (found.length > 0) {
       throw new Error(
         `${found.length} violation(s):\n- ${found.join("\n- ")}\n` +
-          `Node-RED lives: ${JSON.stringify(world.lives)}\nNode-RED output (end):\n${world.output()}`,
+          `Node-RED lives: ${JSON.stringify(world.lives)}\n` +
+          `What they logged (warnings and errors):\n${warnings(world.allOutput())}`,
       );
     }
   } finally {
