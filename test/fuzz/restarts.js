@@ -37,16 +37,16 @@ async function runSchedule(answerMs, cmds, last) {
     await fc.asyncModelRun(() => ({ model, real: world }), cmds);
     const lastUsed = model.restarts === 0;
     if (lastUsed) await last.run(model, world);
-    await world.settle();
-    const current = async () => judge(world, world.serverRecord(), world.sink.got);
+    world.settle();
+    const current = () => judge(world, world.serverRecord(), world.sink.got);
     // Every input ends within its Timeout: past the last one's, a missing end is missing.
     const lastInput = Math.max(0, ...world.inputs.map((i) => i.at));
-    await waitFor(async () => (await current()).waiting.length === 0, {
+    await waitFor(() => current().waiting.length === 0, {
       timeoutMs: Math.max(1000, lastInput + TIMEOUT_MS + END_SLACK_MS - Date.now()),
       intervalMs: 250,
     }).catch(() => {});
     await sleep(QUIET_MS);
-    const { violations, waiting } = await current();
+    const { violations, waiting } = current();
     const found = [...waiting, ...violations];
     // Node-RED prints these before it dies of them, or goes on in a state no test can trust.
     for (const line of world.allOutput().split("\n"))
