@@ -1,6 +1,8 @@
 // `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed S --path P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed). Without --property it runs the three in turn. Exit code 1 on failure.
+// `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
+// restart property instead (stops and crashes of a real node-red process, restarts.js).
 "use strict";
 const { parseArgs } = require("node:util");
 const { helper } = require("./flow");
@@ -15,6 +17,9 @@ const { values } = parseArgs({
     path: { type: "string" },
     shrink: { type: "boolean", default: false },
     hunt: { type: "boolean", default: false },
+    // The restart property (restarts.js): real node-red processes, with a runner of its own.
+    restarts: { type: "boolean", default: false },
+    survey: { type: "boolean", default: false },
   },
 });
 
@@ -37,6 +42,7 @@ async function hunt(name, server) {
 }
 
 async function main() {
+  if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
   await new Promise((resolve) => helper.startServer(resolve));
   const server = await startFuzzServer();
   let failed = false;
