@@ -428,8 +428,9 @@ describe("edge-watch-events", function () {
  */
 function otherServer() {
   const events = [];
-  // Reads so far, and what the server does to its events before answering one.
-  const state = { reads: 0, beforeRead: () => {} };
+  // Reads so far, what the server does to its events before answering one, and whether it gives
+  // the events it adds integer ids as JSON numbers (1, 2, ...) instead of UUIDs.
+  const state = { reads: 0, beforeRead: () => {}, numericIds: false };
   const server = http.createServer((req, res) => {
     state.reads++;
     state.beforeRead(events);
@@ -454,7 +455,7 @@ function otherServer() {
   const add = (creationDate, elems) => {
     const hex = (++n).toString(16).padStart(12, "0");
     events.push({
-      id: `7f1c2a90-3b4d-4e5f-8a6b-${hex}`,
+      id: state.numericIds ? n : `7f1c2a90-3b4d-4e5f-8a6b-${hex}`,
       streamId: "telemetry-line-4",
       path: "/acme/line-4/telemetry",
       creationDate,
@@ -517,6 +518,34 @@ describe("edge-watch-events against a server unlike the simulator", function () 
     other.add(base + 6, { v: "same ms as the last", i: 6 });
     const late = await collect(out, 2, WAIT);
     assert.deepEqual(late.map((m) => m.payload.elems.i).sort(), [5, 6]);
+    await noMessage(out, 1000);
+  });
+
+  it("should send every event of a server whose ids are JSON numbers, once, with the id as text", async function () {
+    other.state.numericIds = true;
+    other.add(Date.now() - 10000, { v: "old" });
+    const sim = { url: other.url, company: "acme", user: "u", token: "t0ken-for-the-other-server" };
+    const { nodes, credentials } = flow(sim, [{ id: "w1", stream: "telemetry-line-4" }]);
+    await load(nodes, credentials);
+    const out = helper.getNode("out-w1");
+    const shown = statuses(helper.getNode("w1"));
+    await waitFor(() => hasStatus(shown, /^watching$/), { timeoutMs: WAIT, what: "watching" });
+    const base = Date.now();
+    for (let i = 0; i < 3; i++) other.add(base + i, { v: "new", i });
+    const msgs = await collect(out, 3, WAIT);
+    assert.deepEqual(
+      msgs.map((m) => m.eventId),
+      ["2", "3", "4"],
+    );
+    assert.deepEqual(
+      msgs.map((m) => m.payload.elems.i),
+      [0, 1, 2],
+    );
+    // Two more, one in the millisecond of the last: each once, the ones before not again.
+    other.add(base + 2, { v: "same ms as the last" });
+    other.add(base + 3, { v: "later" });
+    const late = await collect(out, 2, WAIT);
+    assert.deepEqual(late.map((m) => m.eventId).sort(), ["5", "6"]);
     await noMessage(out, 1000);
   });
 

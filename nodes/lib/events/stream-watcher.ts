@@ -19,6 +19,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
+import { eventIdOf } from "./event-id";
 import { advance, chronological, headOf, isAfter, reaches } from "./position";
 import type { Listing, Position } from "./position";
 
@@ -281,11 +282,13 @@ class StreamWatch {
     let start = 0;
     for (;;) {
       const page = await this.page(start, limit);
-      for (const e of page) {
+      for (const listed of page) {
         // An event without an id or a date cannot be placed: it is skipped, not guessed at.
-        if (typeof e.id !== "string" || typeof e.creationDate !== "number") continue;
-        if (seen.has(e.id)) continue;
-        seen.add(e.id);
+        const id = eventIdOf(listed.id);
+        if (id === undefined || typeof listed.creationDate !== "number") continue;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
         listing.events.push(placed);
         listing.oldest = Math.min(listing.oldest, placed.creationDate);
