@@ -178,12 +178,14 @@ function watchDelivered(rec, log) {
   const ids = log.telemetry.map((e) => String(e.id));
   const first = ids.findIndex((id) => seen.has(id));
   if (first < 0) {
-    // Nothing at all, though events came long after the watch started (rec.watchDueAt).
-    const due = log.telemetry.filter((e) => e.t >= rec.watchDueAt).length;
-    if (due > 0)
+    // Nothing at all, though events came long after the watch started (rec.watchDueAt: its
+    // first read, which fixes where "new" begins, had its whole budget). Named are those events,
+    // not the last ones written, which may include events a new watch rightly counts as old.
+    const due = log.telemetry.filter((e) => e.t >= rec.watchDueAt).map((e) => String(e.id));
+    if (due.length > 0)
       out.push({
         invariant: 1,
-        text: `watch delivered none of ${due} events created after it started (ids: ${ids.slice(-3).join(", ")})`,
+        text: `watch delivered none of the ${due.length} event(s) created after its first read was due (ids: ${due.slice(0, 5).join(", ")}${due.length > 5 ? ", ..." : ""}; ${ids.length} written in all)`,
       });
     return out;
   }

@@ -341,8 +341,13 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     }
     const t0 = Date.now();
     await fc.asyncModelRun(() => ({ model: { deploys: 0, fleets: 0, sent: 0 }, real: ctx }), cmds);
-    // A watch reads every 250 ms: give it a few reads of the events written meanwhile.
-    if (config.watch) await sleep(Math.max(0, ctx.loadedAt + WATCH_MIN_MS - Date.now()));
+    // A watch reads every 250 ms: give it a few reads of the events written meanwhile, and at
+    // least two events after its first read was due, without which a watch that delivers nothing
+    // at all goes unseen (invariants.js counts only those).
+    if (config.watch) {
+      const until = Math.max(ctx.loadedAt + WATCH_MIN_MS, rec.watchDueAt + 2 * config.watchEveryMs);
+      await sleep(Math.max(0, until - Date.now()));
+    }
     clearInterval(writer);
     const last = Math.max(0, ...rec.inputs.map((i) => i.bound));
     await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last);
