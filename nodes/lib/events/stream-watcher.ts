@@ -280,8 +280,13 @@ class StreamWatch {
     }
     let limit = Math.min(wanted, PAGE);
     let start = 0;
+    // Full pages in a row with no event new to this read. One can be a page's worth of events
+    // landing on top while we page; two are a server that ignores `start` and answers its first
+    // page every time, which once kept a read asking for it forever, delivering nothing.
+    let stale = 0;
     for (;;) {
       const page = await this.page(start, limit);
+      const before = listing.events.length;
       for (const listed of page) {
         // An event without an id or a date cannot be placed: it is skipped, not guessed at.
         const id = eventIdOf(listed.id);
@@ -298,6 +303,9 @@ class StreamWatch {
       if (page.length < limit) listing.ended = true;
       if (group.every((e) => satisfied(e, listing))) return listing;
       if (listing.events.length >= MAX_READ_EVENTS) return listing;
+      // As at the bound, what lies past the listing is reported as a gap.
+      stale = listing.events.length === before ? stale + 1 : 0;
+      if (stale >= 2) return listing;
       start += page.length;
       limit = PAGE;
     }
