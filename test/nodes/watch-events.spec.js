@@ -428,14 +428,16 @@ describe("edge-watch-events", function () {
  */
 function otherServer() {
   const events = [];
-  // Reads so far, and what the server does to its events before answering one.
-  const state = { reads: 0, beforeRead: () => {} };
+  // Reads so far, what the server does to its events before answering one, and whether it gives
+  // the events it adds integer ids as JSON numbers (1, 2, ...) instead of UUIDs.
+  // `ignoresStart`: every page is the first one, whatever `start` says.
+  const state = { reads: 0, beforeRead: () => {}, numericIds: false, ignoresStart: false };
   const server = http.createServer((req, res) => {
     state.reads++;
     state.beforeRead(events);
     const url = new URL(req.url, "http://x");
     const limit = Number(url.searchParams.get("limit") ?? 20);
-    const start = Number(url.searchParams.get("start") ?? 0);
+    const start = state.ignoresStart ? 0 : Number(url.searchParams.get("start") ?? 0);
     // Newest date first; within a date, the order they were added in.
     const sorted = events
       .map((e, i) => ({ e, i }))
@@ -454,7 +456,7 @@ function otherServer() {
   const add = (creationDate, elems) => {
     const hex = (++n).toString(16).padStart(12, "0");
     events.push({
-      id: `7f1c2a90-3b4d-4e5f-8a6b-${hex}`,
+      id: state.numericIds ? n : `7f1c2a90-3b4d-4e5f-8a6b-${hex}`,
       streamId: "telemetry-line-4",
       path: "/acme/line-4/telemetry",
       creationDate,
@@ -518,6 +520,72 @@ describe("edge-watch-events against a server unlike the simulator", function () 
     const late = await collect(out, 2, WAIT);
     assert.deepEqual(late.map((m) => m.payload.elems.i).sort(), [5, 6]);
     await noMessage(out, 1000);
+  });
+
+  it("should send every event of a server whose ids are JSON numbers, once, with the id as text", async function () {
+    other.state.numericIds = true;
+    other.add(Date.now() - 10000, { v: "old" });
+    const sim = { url: other.url, company: "acme", user: "u", token: "t0ken-for-the-other-server" };
+    const { nodes, credentials } = flow(sim, [{ id: "w1", stream: "telemetry-line-4" }]);
+    await load(nodes, credentials);
+    const out = helper.getNode("out-w1");
+    const shown = statuses(helper.getNode("w1"));
+    await waitFor(() => hasStatus(shown, /^watching$/), { timeoutMs: WAIT, what: "watching" });
+    const base = Date.now();
+    for (let i = 0; i < 3; i++) other.add(base + i, { v: "new", i });
+    const msgs = await collect(out, 3, WAIT);
+    assert.deepEqual(
+      msgs.map((m) => m.eventId),
+      ["2", "3", "4"],
+    );
+    assert.deepEqual(
+      msgs.map((m) => m.payload.elems.i),
+      [0, 1, 2],
+    );
+    // Two more, one in the millisecond of the last: each once, the ones before not again.
+    other.add(base + 2, { v: "same ms as the last" });
+    other.add(base + 3, { v: "later" });
+    const late = await collect(out, 2, WAIT);
+    assert.deepEqual(late.map((m) => m.eventId).sort(), ["5", "6"]);
+    await noMessage(out, 1000);
+  });
+
+  it("should send what a server that ignores start lists, flag the rest as a gap, and not read the same page over and over", async function () {
+    other.state.ignoresStart = true;
+    other.add(Date.now() - 10000, { v: "old" });
+    const sim = { url: other.url, company: "acme", user: "u", token: "t0ken-for-the-other-server" };
+    const { nodes, credentials } = flow(sim, [{ id: "w1", stream: "telemetry-line-4" }]);
+    await load(nodes, credentials);
+    const w1 = helper.getNode("w1");
+    const out = helper.getNode("out-w1");
+    const warned = [];
+    w1.on("call:warn", (call) => warned.push(String(call.args[0])));
+    const shown = statuses(w1);
+    await waitFor(() => hasStatus(shown, /^watching$/), { timeoutMs: WAIT, what: "watching" });
+    // 150 new events between two reads: more than a page of 100 (a shorter one would be the
+    // stream's end), and the server only ever gives the first. The read sends that page (the
+    // newest 100, oldest first), the first flagged as a gap.
+    const base = Date.now();
+    for (let i = 0; i < 150; i++) other.add(base + i, { i });
+    const msgs = await collect(out, 100, WAIT);
+    assert.deepEqual(
+      msgs.map((m) => m.payload.elems.i),
+      [...Array(100).keys()].map((k) => 50 + k),
+    );
+    assert.equal(msgs[0].gap, true);
+    assert.ok(
+      warned.some((w) => /were missed/.test(w)),
+      JSON.stringify(warned),
+    );
+    // The next reads find nothing new: a few requests each, not a loop over the same page.
+    const from = other.state.reads;
+    await noMessage(out, 1000);
+    assert.ok(other.state.reads - from <= 20, `${other.state.reads - from} reads in one second`);
+    // And what comes next is sent as usual.
+    other.add(base + 1000, { v: "next" });
+    const [next] = await collect(out, 1, WAIT);
+    assert.equal(next.payload.elems.v, "next");
+    assert.equal(next.gap, undefined);
   });
 
   it("should send an event once, and warn once, when the server changes its creationDate at every read", async function () {

@@ -67,10 +67,11 @@ async function startNodeRed({
   child.stderr.on("data", (d) => (output += d));
   const url = await new Promise((resolve, reject) => {
     let found;
-    const timer = setTimeout(
-      () => reject(new Error(`Node-RED did not start:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Nobody else holds the child of a start that failed: it would outlive the run.
+      child.kill("SIGKILL");
+      reject(new Error(`Node-RED did not start:\n${output}`));
+    }, timeoutMs);
     const check = () => {
       found = found ?? /Server now running at (http:\/\/[^/\s]+)\//.exec(output)?.[1];
       if (found && /Started flows|Flows file.*not found|\[info\] Started/.test(output)) {

@@ -19,6 +19,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
+import { eventIdOf } from "./event-id";
 import { advance, chronological, headOf, isAfter, reaches } from "./position";
 import type { Listing, Position } from "./position";
 
@@ -279,13 +280,20 @@ class StreamWatch {
     }
     let limit = Math.min(wanted, PAGE);
     let start = 0;
+    // Full pages in a row with no event new to this read. One can be a page's worth of events
+    // landing on top while we page; two are a server that ignores `start` and answers its first
+    // page every time, which once kept a read asking for it forever, delivering nothing.
+    let stale = 0;
     for (;;) {
       const page = await this.page(start, limit);
-      for (const e of page) {
+      const before = listing.events.length;
+      for (const listed of page) {
         // An event without an id or a date cannot be placed: it is skipped, not guessed at.
-        if (typeof e.id !== "string" || typeof e.creationDate !== "number") continue;
-        if (seen.has(e.id)) continue;
-        seen.add(e.id);
+        const id = eventIdOf(listed.id);
+        if (id === undefined || typeof listed.creationDate !== "number") continue;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
         listing.events.push(placed);
         listing.oldest = Math.min(listing.oldest, placed.creationDate);
@@ -295,6 +303,9 @@ class StreamWatch {
       if (page.length < limit) listing.ended = true;
       if (group.every((e) => satisfied(e, listing))) return listing;
       if (listing.events.length >= MAX_READ_EVENTS) return listing;
+      // As at the bound, what lies past the listing is reported as a gap.
+      stale = listing.events.length === before ? stale + 1 : 0;
+      if (stale >= 2) return listing;
       start += page.length;
       limit = PAGE;
     }

@@ -1,0 +1,233 @@
+// The invariants of issue 28, checked after a schedule against the fuzz server's log (what it
+// executed, the markers it wrote), never against what the nodes say of themselves. Pure: a run's
+// record and the server's log in, the list of violations out (empty when every one holds).
+//
+// A run's record (test/fuzz/schedule.js): inputs [{n, kind, t, device, devices, group}], outputs
+// [{sink, n, t, msg}] (what reached each helper node or the Catch node), deploys [{t, type}],
+// watch [{eventId}], probes [{what, ended}], unhandled [reason].
+"use strict";
+
+/** The helper nodes where a message of each kind ends (besides a Catch node). */
+const END_SINKS = {
+  command: ["a1.ok", "a1.fault", "a1.late"],
+  merge: ["m1.out"],
+  list: ["l1.out"],
+  fleet: ["f1.report"],
+};
+
+/** "#n", or "probe #n" for a message of the probes after the schedule. */
+const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}` : `#${n}`);
+
+const nOf = (elems, key) => (elems && typeof elems === "object" ? elems[key] : undefined);
+
+/** 1. Every input message ended once (output or Catch), or, where the docs allow, not at all. */
+function endedOnce(rec, log, behaviour) {
+  const out = [];
+  for (const input of rec.inputs) {
+    const ends = rec.outputs.filter(
+      (o) => o.n === input.n && (o.sink === "caught" || END_SINKS[input.kind].includes(o.sink)),
+    );
+    if (ends.length === 1) continue;
+    if (ends.length > 1) {
+      const where = ends.map((e) => `${e.sink}${e.code ? `(${e.code})` : ""}`).join(", ");
+      out.push({
+        invariant: 1,
+        n: input.n,
+        text: `${input.kind} #${input.n} ended ${ends.length} times: ${where}`,
+      });
+      continue;
+    }
+    // A redeploy ends a message that was still waiting for the rate limiter (or in flight for a
+    // read) with done() and no output: documented, and nothing was done for it.
+    const deployed = rec.deploys.some((d) => d.t >= input.t);
+    const executed = log.executed.filter((e) => !e.other && nOf(e.elems, "/fuzz/n") === input.n);
+    if (deployed && input.kind !== "fleet" && executed.length === 0) continue;
+    const detail =
+      input.kind === "command"
+        ? ` (device ${input.device}, command ${executed.map((e) => e.commandId).join(",") || "never executed"}, msg.command shape ${input.shape}, deploys after it: ${
+            rec.deploys
+              .filter((d) => d.t >= input.t)
+              .map((d) => d.type)
+              .join(",") || "none"
+          })`
+        : input.kind === "fleet"
+          ? ` (devices ${input.devices.join(",")}, job group ${input.group}${input.devices.some((d) => behaviour.deepMarkers.includes(d)) ? `, markers of ${behaviour.deepMarkers} too deep to copy` : ""}, deploys after it: ${
+              rec.deploys
+                .filter((d) => d.t >= input.t)
+                .map((d) => d.type)
+                .join(",") || "none"
+            })`
+          : "";
+    out.push({ invariant: 1, n: input.n, text: `${input.kind} #${input.n} never ended${detail}` });
+  }
+  return out;
+}
+
+/** 2. No device executed a command more often than the flow asked. */
+function noneTwice(rec, log) {
+  const out = [];
+  const count = new Map();
+  for (const e of log.executed) {
+    if (e.other) continue;
+    const n = nOf(e.elems, "/fuzz/n");
+    const g = nOf(e.elems, "/fuzz/job");
+    const key = n !== undefined ? `n${n}` : g !== undefined ? `g${g}@${e.device}` : undefined;
+    if (key) count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  for (const [key, times] of count) {
+    let asked = 1;
+    if (key.startsWith("g")) {
+      const [g, device] = key.slice(1).split("@");
+      asked = [...rec.inputs, ...rec.probeInputs].filter(
+        (i) => i.kind === "fleet" && String(i.group) === g && i.devices.includes(device),
+      ).length;
+    }
+    if (times > asked)
+      out.push({ invariant: 2, text: `${key} executed ${times} times, the flow asked ${asked}` });
+  }
+  return out;
+}
+
+/** The log's marker entries for the events a message carries in msg.markers. */
+function takenMarkers(msg, log) {
+  const ids = new Set((Array.isArray(msg.markers) ? msg.markers : []).map((e) => String(e?.id)));
+  return log.markers.filter((m) => ids.has(String(m.eventId)));
+}
+
+/** 3. Every complete or fault output is backed by a marker of that very command. */
+function backedByMarker(rec, log, behaviour) {
+  const out = [];
+  const byRef = behaviour.marker.ref !== "absent";
+  for (const o of rec.outputs) {
+    if (o.sink !== "a1.ok" && o.sink !== "a1.fault") continue;
+    const name = o.sink === "a1.ok" ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
+    const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
+    if (!exec) {
+      out.push({
+        invariant: 3,
+        n: o.n,
+        text: `${o.sink} for ${label(rec, o.n)}, whose command the server never executed`,
+      });
+      continue;
+    }
+    const taken = takenMarkers(o.msg, log).filter((m) => m.name === name);
+    const own = byRef
+      ? taken.filter((m) => m.commandId === exec.commandId)
+      : taken.filter((m) => m.device === exec.device && m.t >= exec.t);
+    if (own.length === 0) {
+      const seen = taken.map(
+        (m) =>
+          `${m.name} naming ${m.commandId}${m.foreign ? " (foreign)" : ""} as ${behaviour.marker.ref}`,
+      );
+      out.push({
+        invariant: 3,
+        n: o.n,
+        text: `${o.sink} for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}) is backed by no ${name} of that command; it took: ${seen.join("; ") || "no marker of the log"}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** 4. Every fleet report matches the log: a device reported complete was sent this job's command. */
+function reportsMatch(rec, log, behaviour) {
+  const out = [];
+  const claimed = new Map();
+  for (const o of rec.outputs) {
+    if (o.sink !== "f1.report" || !o.msg.payload || !Array.isArray(o.msg.payload.devices)) continue;
+    const input = rec.inputs.find((i) => i.n === o.n);
+    for (const d of o.msg.payload.devices) {
+      if (d.outcome !== "complete" && d.outcome !== "fault") continue;
+      const where = `job ${label(rec, o.n)}${o.msg.restored ? " (restored)" : ""}: ${d.device} ${d.outcome} with command ${d.commandId}`;
+      const exec = log.executed.find((e) => e.device === d.device && e.commandId === d.commandId);
+      if (!exec) {
+        out.push({ invariant: 4, n: o.n, text: `${where}, which the server never executed on it` });
+        continue;
+      }
+      if (input && nOf(exec.elems, "/fuzz/job") !== input.group)
+        out.push({ invariant: 4, n: o.n, text: `${where}, a command of another job's elems` });
+      const prior = claimed.get(`${d.device}/${d.commandId}`);
+      if (prior !== undefined)
+        out.push({ invariant: 4, n: o.n, text: `${where}, already reported by job #${prior}` });
+      claimed.set(`${d.device}/${d.commandId}`, o.n);
+      const name = d.outcome === "complete" ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
+      if (
+        behaviour.marker.ref !== "absent" &&
+        !log.markers.some(
+          (m) => m.commandId === d.commandId && m.name === name && m.device === d.device,
+        )
+      )
+        out.push({
+          invariant: 4,
+          n: o.n,
+          text: `${where}, and no ${name} of that command was written`,
+        });
+    }
+  }
+  return out;
+}
+
+/** 1 (watch). Every event created on the watched stream after the first delivered, delivered once. */
+function watchDelivered(rec, log) {
+  if (rec.watch === undefined) return [];
+  const out = [];
+  const seen = new Map();
+  for (const w of rec.watch) seen.set(String(w.eventId), (seen.get(String(w.eventId)) ?? 0) + 1);
+  for (const [id, times] of seen)
+    if (times > 1) out.push({ invariant: 1, text: `watch delivered event ${id} ${times} times` });
+  const ids = log.telemetry.map((e) => String(e.id));
+  const first = ids.findIndex((id) => seen.has(id));
+  if (first < 0) {
+    // Nothing at all, though events came long after the watch started (rec.watchDueAt: its
+    // first read, which fixes where "new" begins, had its whole budget). Named are those events,
+    // not the last ones written, which may include events a new watch rightly counts as old.
+    const due = log.telemetry.filter((e) => e.t >= rec.watchDueAt).map((e) => String(e.id));
+    if (due.length > 0)
+      out.push({
+        invariant: 1,
+        text: `watch delivered none of the ${due.length} event(s) created after its first read was due (ids: ${due.slice(0, 5).join(", ")}${due.length > 5 ? ", ..." : ""}; ${ids.length} written in all)`,
+      });
+    return out;
+  }
+  const missed = ids.slice(first).filter((id) => !seen.has(id));
+  if (missed.length)
+    out.push({
+      invariant: 1,
+      text: `watch never delivered ${missed.length} of ${ids.length - first} events after its first (${missed.slice(0, 5).join(", ")}); deploys: ${rec.deploys.map((d) => `${d.type}/${d.target}`).join(", ") || "none"}`,
+    });
+  return out;
+}
+
+/** 5 and 6: every node ends a new message; no unhandled rejection. */
+function stillUp(rec) {
+  const out = [];
+  for (const p of rec.probes)
+    if (!p.ended)
+      out.push({ invariant: 5, text: `${p.what} did not end a new message after the schedule` });
+  for (const r of rec.unhandled)
+    out.push({ invariant: 6, text: `unhandled rejection: ${String(r?.stack ?? r).slice(0, 300)}` });
+  return out;
+}
+
+/** Every violation of the run, each {invariant, text, n?}. */
+function check(rec, log, behaviour) {
+  return [
+    ...endedOnce(rec, log, behaviour),
+    ...noneTwice(rec, log),
+    ...backedByMarker(rec, log, behaviour),
+    ...reportsMatch(rec, log, behaviour),
+    ...watchDelivered(rec, log),
+    ...stillUp(rec),
+  ];
+}
+
+module.exports = {
+  check,
+  END_SINKS,
+  endedOnce,
+  noneTwice,
+  backedByMarker,
+  reportsMatch,
+  watchDelivered,
+  stillUp,
+};

@@ -1,0 +1,82 @@
+// `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed S --path P] [--shrink]`:
+// the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
+// path a failure printed). Without --property it runs the three in turn. Exit code 1 on failure.
+// `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
+// restart property instead (stops and crashes of a real node-red process, restarts.js).
+"use strict";
+const { parseArgs } = require("node:util");
+const { helper } = require("./flow");
+const { startFuzzServer } = require("./server");
+const { runProperty } = require("./properties");
+
+const { values } = parseArgs({
+  options: {
+    property: { type: "string" },
+    runs: { type: "string", default: "100" },
+    seed: { type: "string" },
+    path: { type: "string" },
+    shrink: { type: "boolean", default: false },
+    hunt: { type: "boolean", default: false },
+    // The restart property (restarts.js): real node-red processes, with a runner of its own.
+    restarts: { type: "boolean", default: false },
+    survey: { type: "boolean", default: false },
+  },
+});
+
+/** Runs every schedule of the seed and prints each failing one with the command that replays it. */
+async function hunt(name, server) {
+  const fc = require("fast-check");
+  const { property } = require("./properties");
+  const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
+  let failures = 0;
+  const out = await fc.check(
+    property(name, server, ({ path, drawn, steps, err }) => {
+      failures++;
+      console.log(`--- ${name} seed ${seed} path ${path}: ${JSON.stringify(drawn.behaviour)}`);
+      console.log(`replay: npm run fuzz -- --property ${name} --seed=${seed} --path=${path}`);
+      console.log(`steps: ${steps}\n${err.message}`);
+    }),
+    { numRuns: Number(values.runs), seed },
+  );
+  console.log(`property "${name}": ${failures} of ${out.numRuns} schedules failed (seed ${seed})`);
+}
+
+async function main() {
+  if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
+  await new Promise((resolve) => helper.startServer(resolve));
+  const server = await startFuzzServer();
+  let failed = false;
+  try {
+    const names = values.property ? [values.property] : ["await", "fleet", "watch"];
+    for (const name of names) {
+      const started = Date.now();
+      if (values.hunt) {
+        await hunt(name, server);
+        continue;
+      }
+      const result = await runProperty(name, server, {
+        numRuns: Number(values.runs),
+        seed: values.seed === undefined ? undefined : Number(values.seed),
+        path: values.path,
+        endOnFailure: !values.shrink,
+      });
+      const took = ((Date.now() - started) / 1000).toFixed(1);
+      if (result.failure) {
+        failed = true;
+        console.log(`${result.failure}\n(${took} s)\n`);
+      } else
+        console.log(
+          `property "${name}": ${result.runs} runs held (seed ${result.seed}, ${took} s)`,
+        );
+    }
+  } finally {
+    await server.close();
+    await new Promise((resolve) => helper.stopServer(resolve));
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(2);
+});

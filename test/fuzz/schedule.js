@@ -1,0 +1,399 @@
+// One schedule of the harness: the steps fast-check draws (fc.commands), run against the real
+// nodes in the test helper's Node-RED and the fuzz server; then the settle (every message given
+// its documented bound to end), the probes (every node takes and ends a new message) and the
+// invariants. A run throws an Error that lists every violation.
+"use strict";
+const fc = require("fast-check");
+const { helper, flowOf, load, redeploy } = require("./flow");
+const { check } = require("./invariants");
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The request budget of the account: Timeout x (Retries + 1) (docs/reliability.md). */
+const budgetOf = (config) => config.account.timeout * (config.account.retries + 1);
+/** How long the watch property's schedules run at least. */
+const WATCH_MIN_MS = 700;
+/** Time a deploy may take on a busy machine: slack added to every bound, not a speed claim. */
+const SLACK_MS = 1500;
+/**
+ * An await's longest end (docs/await.md, Timeouts): the send's budget, the await's Timeout, then
+ * its final read and at most three more, an Interval apart (a poll is one attempt, no retries).
+ */
+const commandBound = (c) => budgetOf(c) + c.awaitTimeout + 4 * (50 + c.account.timeout) + SLACK_MS;
+/**
+ * A fleet job's longest end: its devices in turns of In flight, each a send (and, resumed, one
+ * look-up in its :command stream), its Timeout and the final reads; starts paced by Rate.
+ */
+function fleetBound(c, devices) {
+  const starts = c.fleet.rate > 0 ? Math.ceil(devices / c.fleet.rate) * 1000 : 0;
+  const turn = budgetOf(c) * 2 + c.fleet.timeout + 4 * (50 + c.account.timeout);
+  return starts + Math.ceil(devices / c.fleet.concurrency) * turn + SLACK_MS;
+}
+
+/** The input of a step, tagged so that its ends, its command and its marker can be found. */
+function give(ctx, nodeId, input, msg) {
+  const n = ++ctx.n;
+  const record = { n, t: Date.now(), ...input };
+  (input.probe ? ctx.rec.probeInputs : ctx.rec.inputs).push(record);
+  const node = helper.getNode(nodeId);
+  const m = typeof msg === "function" ? msg(n) : msg;
+  node.receive({ ...m, fuzz: { n, shape: input.shape } });
+  return record;
+}
+
+/**
+ * A command through send → Function node → await; with `deploy` ({type, afterMs}), a deploy that
+ * restarts the await node once the server ran the command and `afterMs` more passed: while the
+ * wait is pending, when the device answers slower than that.
+ */
+class SendCommand {
+  constructor(device, shape, fault, deploy = null) {
+    Object.assign(this, { device, shape, fault, deploy });
+  }
+  check() {
+    return true;
+  }
+  async run(m, ctx) {
+    m.sent++;
+    const device = `dev${this.device}`;
+    const bound = Date.now() + commandBound(ctx.config);
+    const n = ctx.n + 1;
+    const payload = { "/fuzz/n": n, ...(this.fault ? { "/fault": true } : {}) };
+    give(
+      ctx,
+      "s1",
+      { kind: "command", device, shape: this.shape, bound },
+      { deviceId: device, payload },
+    );
+    const d = this.deploy;
+    if (!d || m.deploys >= 3) return;
+    const ran = () => ctx.server.log.executed.some((e) => e.elems["/fuzz/n"] === n);
+    await settle(ran, Date.now() + 1000);
+    await sleep(d.afterMs);
+    await new Deploy(d.type, "a1").run(m, ctx);
+  }
+  toString() {
+    const d = this.deploy;
+    const then = d ? `,deploy(${d.type},a1)+${d.afterMs}ms` : "";
+    return `send(dev${this.device},${this.shape}${this.fault ? ",fault" : ""}${then})`;
+  }
+}
+
+class Merge {
+  constructor(device) {
+    this.device = device;
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    const device = `dev${this.device}`;
+    ctx.merges++;
+    const bound = Date.now() + budgetOf(ctx.config) * 2 * ctx.merges + SLACK_MS;
+    give(
+      ctx,
+      "m1",
+      { kind: "merge", device, bound },
+      { deviceId: device, payload: { "/lcd/txt1": `m${ctx.n}` } },
+    );
+  }
+  toString() {
+    return `merge(dev${this.device})`;
+  }
+}
+
+class List {
+  constructor(device) {
+    this.device = device;
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    const streamId = `/${ctx.server.company}/devices/dev${this.device}/:command`;
+    const bound = Date.now() + budgetOf(ctx.config) + SLACK_MS;
+    give(ctx, "l1", { kind: "list", bound }, { streamId, limit: 5, start: 1 });
+  }
+  toString() {
+    return `list(dev${this.device})`;
+  }
+}
+
+/**
+ * One fleet job, or two identical ones back to back; with `deploy` ({type, target, at}), a deploy
+ * once the server has run `at` eighths of their commands (and one): mid-rollout, the moment a
+ * resumed job must tell its own commands from the other job's.
+ */
+class Fleet {
+  constructor(devices, twice, deploy = null) {
+    Object.assign(this, { devices, twice, deploy });
+  }
+  check(m) {
+    return m.fleets < 3;
+  }
+  async run(m, ctx) {
+    m.fleets++;
+    m.sent++;
+    const group = ++ctx.group;
+    const devices = this.devices.map((d) => `dev${d}`);
+    for (let i = 0; i < (this.twice ? 2 : 1); i++) {
+      // Jobs run one at a time per node: a job's bound starts where the one before it may end.
+      ctx.fleetEnd = Math.max(ctx.fleetEnd, Date.now()) + fleetBound(ctx.config, devices.length);
+      give(
+        ctx,
+        "f1",
+        { kind: "fleet", devices, group, bound: ctx.fleetEnd },
+        { devices, payload: { "/fuzz/job": group } },
+      );
+    }
+    const d = this.deploy;
+    // `at` eighths of the way through the jobs' commands: with two jobs, half the deploys land
+    // while the second one sends.
+    const k = 1 + Math.floor(((d?.at ?? 0) * devices.length * (this.twice ? 2 : 1)) / 8);
+    if (d && m.deploys < 3) await new DeployAfter(d.type, d.target, k).run(m, ctx);
+  }
+  toString() {
+    const d = this.deploy;
+    const then = d ? `,deployAt(${d.at}/8,${d.type},${d.target})` : "";
+    return `fleet([${this.devices}]${this.twice ? ",twice" : ""}${then})`;
+  }
+}
+
+class Cancel {
+  check(m) {
+    return m.fleets > 0;
+  }
+  async run(_m, _ctx) {
+    helper.getNode("f1").receive({ cancel: true });
+  }
+  toString() {
+    return "cancel";
+  }
+}
+
+class Deploy {
+  constructor(type, target) {
+    Object.assign(this, { type, target });
+  }
+  check(m) {
+    return m.deploys < 3;
+  }
+  async run(m, ctx) {
+    m.deploys++;
+    if (this.target !== "none") ctx.names[this.target] = `${this.target}-${m.deploys}`;
+    ctx.flow = flowOf(ctx.server, ctx.config, ctx.names);
+    ctx.rec.deploys.push({ t: Date.now(), type: this.type, target: this.target });
+    await redeploy(ctx.flow, this.type, ctx.recorder);
+  }
+  toString() {
+    return `deploy(${this.type},${this.target})`;
+  }
+}
+
+/**
+ * A deploy at a moment of the server's progress rather than of the clock: once it has executed
+ * `k` more commands of the flow (at most 1 s), so that a deploy lands mid-rollout as often as not.
+ */
+class DeployAfter extends Deploy {
+  constructor(type, target, k) {
+    super(type, target);
+    this.k = k;
+  }
+  async run(m, ctx) {
+    const count = () => ctx.server.log.executed.filter((e) => !e.other).length;
+    const goal = count() + this.k;
+    await settle(() => count() >= goal, Date.now() + 1000);
+    await super.run(m, ctx);
+  }
+  check(m) {
+    return m.sent > 0 && super.check(m);
+  }
+  toString() {
+    return `deployAfter(${this.k},${this.type},${this.target})`;
+  }
+}
+
+class Fault {
+  constructor(spec) {
+    this.spec = spec;
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    ctx.server.fault(this.spec);
+  }
+  toString() {
+    const s = this.spec;
+    return `fault(${s.match},${s.kind}${s.kind === "late" ? `:${s.delayMs}` : ""}${/^(429|503)$/.test(s.kind) ? `:${s.retryAfter}` : ""})`;
+  }
+}
+
+/** The same command sent by a flow of another runtime, straight to the server. */
+class Other {
+  constructor(device) {
+    this.device = device;
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    const elems = ctx.group > 0 ? { "/fuzz/job": ctx.group } : { "/lcd/txt1": "other" };
+    await ctx.server.otherCommand(`dev${this.device}`, elems);
+  }
+  toString() {
+    return `other(dev${this.device})`;
+  }
+}
+
+class Pause {
+  constructor(ms) {
+    this.ms = ms;
+  }
+  check() {
+    return true;
+  }
+  async run() {
+    await sleep(this.ms);
+  }
+  toString() {
+    return `pause(${this.ms})`;
+  }
+}
+
+/** Waits until `done()` or `until` (a time), looking every 20 ms. */
+async function settle(done, until) {
+  while (!done() && Date.now() < until) await sleep(20);
+}
+
+const endedAt = (ctx, n) =>
+  ctx.rec.outputs.some((o) => o.n === n && o.sink !== "f1.each" && o.sink !== "w1.out");
+
+/** After the schedule: every node takes and ends a new message within its bound (invariant 5). */
+async function probe(ctx) {
+  ctx.server.clearFaults();
+  const c = ctx.config;
+  const probes = [
+    [
+      "edge-send-command → edge-await-command",
+      "s1",
+      { kind: "command", probe: true, shape: "full" },
+      (n) => ({ deviceId: "dev0", payload: { "/fuzz/n": n } }),
+      commandBound(c),
+    ],
+    [
+      "edge-device-state",
+      "m1",
+      { kind: "merge", probe: true },
+      { deviceId: "dev0", payload: { "/probe": 1 } },
+      budgetOf(c) * 2 + SLACK_MS,
+    ],
+    [
+      "edge-list-events",
+      "l1",
+      { kind: "list", probe: true },
+      { streamId: `/${ctx.server.company}/devices/dev0/:inbox` },
+      budgetOf(c) + SLACK_MS,
+    ],
+    [
+      "edge-fleet-command",
+      "f1",
+      { kind: "fleet", probe: true, devices: ["dev0"], group: 0 },
+      { devices: ["dev0"], payload: { "/fuzz/job": 0 } },
+      fleetBound(c, 1),
+    ],
+  ];
+  const given = probes.map(([what, id, input, msg, bound]) => ({
+    what,
+    bound: Date.now() + bound,
+    n: give(ctx, id, input, msg).n,
+  }));
+  await settle(() => given.every((g) => endedAt(ctx, g.n)), Math.max(...given.map((g) => g.bound)));
+  for (const g of given) ctx.rec.probes.push({ what: g.what, ended: endedAt(ctx, g.n) });
+}
+
+/**
+ * Runs one schedule: `server` (test/fuzz/server.js) reset with `behaviour`, the flow of `config`
+ * loaded, the `cmds` run; throws when an invariant does not hold.
+ */
+async function runSchedule(server, { behaviour, config }, cmds) {
+  server.reset(behaviour, { deviceCount: 6 });
+  const rec = { inputs: [], probeInputs: [], outputs: [], deploys: [], probes: [], unhandled: [] };
+  if (config.watch) rec.watch = [];
+  const recorder = (sink, msg) => {
+    const code = sink === "caught" ? (msg.edgeError?.code ?? msg.error?.code) : undefined;
+    rec.outputs.push({ sink, n: msg.fuzz?.n, t: Date.now(), msg, code });
+    if (sink === "w1.out") rec.watch.push({ eventId: msg.eventId, t: Date.now() });
+  };
+  const ctx = { server, config, rec, recorder, names: {}, n: 0, group: 0, merges: 0, fleetEnd: 0 };
+  const onUnhandled = (reason) => rec.unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  let writer;
+  try {
+    ctx.flow = flowOf(server, config, ctx.names);
+    await load(ctx.flow, recorder);
+    ctx.loadedAt = Date.now();
+    // Its first read (at once) fixes where "new" starts: what comes a read and a budget later is new.
+    rec.watchDueAt = ctx.loadedAt + 250 + budgetOf(config);
+    if (config.watch) {
+      let written = 0;
+      writer = setInterval(() => written++ < 100 && server.telemetry(), config.watchEveryMs);
+    }
+    const t0 = Date.now();
+    await fc.asyncModelRun(() => ({ model: { deploys: 0, fleets: 0, sent: 0 }, real: ctx }), cmds);
+    // A watch reads every 250 ms: give it a few reads of the events written meanwhile, and at
+    // least two events after its first read was due, without which a watch that delivers nothing
+    // at all goes unseen (invariants.js counts only those).
+    if (config.watch) {
+      const until = Math.max(ctx.loadedAt + WATCH_MIN_MS, rec.watchDueAt + 2 * config.watchEveryMs);
+      await sleep(Math.max(0, until - Date.now()));
+    }
+    clearInterval(writer);
+    const last = Math.max(0, ...rec.inputs.map((i) => i.bound));
+    await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last);
+    if (config.watch) {
+      const ids = server.log.telemetry.map((e) => String(e.id));
+      // Done when every event from the first delivered on has come (nothing at all: the bound).
+      const caughtUp = () => {
+        const delivered = new Set(rec.watch.map((w) => String(w.eventId)));
+        const first = ids.findIndex((id) => delivered.has(id));
+        return first >= 0 && ids.slice(first).every((id) => delivered.has(id));
+      };
+      await settle(caughtUp, Date.now() + 4 * 250 + budgetOf(config) + SLACK_MS);
+    }
+    // A second end of a message, if any, comes soon after its first.
+    await sleep(50);
+    const t1 = Date.now();
+    await probe(ctx);
+    if (process.env.FUZZ_DEBUG)
+      console.log(
+        `steps+settle ${t1 - t0} ms, probe ${Date.now() - t1} ms, ${String(cmds)}` +
+          (rec.watch
+            ? ` watch ${rec.watch.length}/${server.log.telemetry.length} ${JSON.stringify(behaviour)} ${JSON.stringify(rec.outputs.filter((o) => o.sink === "caught").map((o) => o.msg.error?.message))}`
+            : ""),
+      );
+  } finally {
+    clearInterval(writer);
+    process.off("unhandledRejection", onUnhandled);
+    // FUZZ_DEBUG=2 also prints Node-RED's warnings and errors of the run, for a replay.
+    if (process.env.FUZZ_DEBUG === "2")
+      for (const call of helper._logSpy?.getCalls() ?? []) {
+        const entry = call.args[0];
+        if (entry?.level <= 30)
+          console.log(`  log ${entry.level}: ${entry.type}:${entry.id} ${entry.msg}`);
+      }
+    await helper.unload();
+  }
+  const violations = check(rec, server.log, server.behaviour);
+  if (violations.length > 0) {
+    const text = violations.map((v) => `  invariant ${v.invariant}: ${v.text}`).join("\n");
+    const err = new Error(`${violations.length} invariant(s) broken:\n${text}`);
+    err.violations = violations;
+    throw err;
+  }
+}
+
+module.exports = {
+  runSchedule,
+  steps: { SendCommand, Merge, List, Fleet, Cancel, Deploy, DeployAfter, Fault, Other, Pause },
+};

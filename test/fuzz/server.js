@@ -1,0 +1,379 @@
+// The fault harness's API server (issue 28): the v5.0 API of docs/api-notes.md on 127.0.0.1, with
+// a behaviour drawn per run (id shape, device answer time, marker shape, foreign markers, a skewed
+// clock, a server that ignores `start`, markers too deep to copy) and faults queued for the next
+// requests (late, lost after acting, reset, 429/503 with any Retry-After). It keeps its own log of
+// every request, every command it executed and every marker it wrote, which the invariants read:
+// never the nodes' own words. Usable on its own (a real node-red process can point at it).
+"use strict";
+const http = require("node:http");
+const { randomBytes } = require("node:crypto");
+
+const COMPANY = "fuzz";
+const TOKEN = "fuzz-token-0123456789abcdef";
+const DEEP_LEVELS = 1200;
+
+/** What a run's server does when nothing else is said: the simulator's habits, no faults. */
+const PLAIN = {
+  idShape: "hex", // "hex" (e + 24 hex), "short" ("7"), "number" (7 as a JSON number)
+  answerMs: 20, // from a command to its COMPLETE/FAULT marker
+  marker: { nest: "cmd", refKey: "ref", ref: "string" }, // ref: "string" | "number" | "absent"
+  foreign: false, // a marker naming another command before each real one
+  ignoresStart: false,
+  skewMs: 0, // added to every creationDate the server writes
+  deepMarkers: [], // device names whose markers are nested DEEP_LEVELS deep
+  slowMs: 0, // dev1 answers this much later than the others
+};
+
+function hexId(letter) {
+  const seconds = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, "0");
+  return letter + seconds + randomBytes(8).toString("hex");
+}
+
+/** A marker's elems: the name as a value, with or without the command's id, in the run's shape. */
+function markerElems(shape, name, ref, deep) {
+  const refs = ref === undefined ? {} : { [shape.refKey]: ref };
+  let elems;
+  if (shape.nest === "top") elems = { status: name, ...refs };
+  else if (shape.nest === "key") elems = { [name]: ref === undefined ? true : refs };
+  else elems = { cmd: { status: name, ...refs } };
+  if (!deep) return elems;
+  // The marker where a reader finds it, beside a detail too deep for Node-RED to copy.
+  let detail = { end: true };
+  for (let i = 0; i < DEEP_LEVELS; i++) detail = { a: detail };
+  return { ...elems, detail };
+}
+
+/**
+ * Starts a server. `reset(behaviour)` starts a run: it forgets every device, event and log entry
+ * and takes the run's behaviour (merged over PLAIN). Devices `dev0..dev<n-1>` exist, each with
+ * `:command` and `:inbox` streams; `/<company>/telemetry` is the watched stream.
+ */
+async function startFuzzServer() {
+  let b;
+  let seq;
+  let devices;
+  let streams; // id → {id, path, events (oldest first), device?, kind}
+  let byPath;
+  let faults;
+  let timers;
+  let log;
+
+  /** A new event id, in the run's shape; `foreignOf` gives an id no command will ever have. */
+  function newId() {
+    if (b.idShape === "hex") return hexId("e");
+    // Short ids never start with 9: "9" + an id is a foreign id holding that id (97 holds 7).
+    do seq++;
+    while (String(seq).startsWith("9"));
+    return String(seq);
+  }
+  const foreignOf = (id) => (b.idShape === "hex" ? hexId("e") : `9${id}`);
+  /** The id as the answers carry it. */
+  const wireId = (id) => (b.idShape === "number" ? Number(id) : id);
+  const refOf = (id) =>
+    b.marker.ref === "absent"
+      ? undefined
+      : b.marker.ref === "number" && /^\d+$/.test(id)
+        ? Number(id)
+        : id;
+
+  function addStream(path, kind, device) {
+    const s = { id: hexId("s"), path, kind, device, events: [] };
+    streams.set(s.id, s);
+    byPath.set(path, s);
+    return s;
+  }
+
+  function reset(behaviour = {}, { deviceCount = 4 } = {}) {
+    for (const t of timers ?? []) clearTimeout(t);
+    b = { ...PLAIN, ...behaviour, marker: { ...PLAIN.marker, ...behaviour.marker } };
+    seq = 0;
+    devices = new Map();
+    streams = new Map();
+    byPath = new Map();
+    faults = [];
+    timers = new Set();
+    log = { requests: [], executed: [], markers: [], telemetry: [], startedAt: Date.now() };
+    addStream(`/${COMPANY}/telemetry`, "telemetry");
+    for (let i = 0; i < deviceCount; i++) addDevice(`dev${i}`);
+  }
+
+  function addDevice(name) {
+    const d = {
+      id: hexId("d"),
+      name,
+      path: `/${COMPANY}/devices/${name}`,
+      state: { "/lcd/txt1": "", "/fuzz/n": 0 },
+    };
+    d.command = addStream(`${d.path}/:command`, "command", name);
+    d.inbox = addStream(`${d.path}/:inbox`, "inbox", name);
+    devices.set(name, d);
+    return d;
+  }
+
+  function later(ms, fn) {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  }
+
+  function append(stream, elems, metadata, id = newId()) {
+    const now = Date.now() + b.skewMs;
+    const event = {
+      id,
+      streamId: stream.id,
+      path: stream.path,
+      creationDate: now,
+      generatedDate: now,
+      lastEditDate: now,
+      version: 0,
+      elems,
+      ...(metadata ? { metadata } : {}),
+    };
+    stream.events.push(event);
+    return event;
+  }
+
+  function writeMarker(device, name, commandId, { foreign = false } = {}) {
+    const deep = b.deepMarkers.includes(device.name);
+    const named = foreign ? foreignOf(commandId) : commandId;
+    const event = append(device.inbox, markerElems(b.marker, name, refOf(named), deep));
+    log.markers.push({
+      t: Date.now(),
+      device: device.name,
+      eventId: event.id,
+      commandId: named,
+      forCommand: commandId,
+      name,
+      foreign,
+      ref: b.marker.ref !== "absent",
+      deep,
+    });
+  }
+
+  /** A command the device runs: logged as executed now, its markers written as it answers. */
+  function execute(stream, elems, metadata, other) {
+    const event = append(stream, elems, metadata);
+    const device = devices.get(stream.device);
+    log.executed.push({
+      t: Date.now(),
+      device: device.name,
+      commandId: event.id,
+      elems,
+      other,
+      creationDate: event.creationDate,
+    });
+    const fault = Object.prototype.hasOwnProperty.call(elems, "/fault");
+    if (b.foreign)
+      later(Math.floor(b.answerMs / 2), () =>
+        writeMarker(device, fault ? "COMMAND_COMPLETE" : "COMMAND_FAULT", event.id, {
+          foreign: true,
+        }),
+      );
+    const answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
+    later(answerMs, () =>
+      writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id),
+    );
+    return event;
+  }
+
+  const wire = (event) => ({ ...event, id: wireId(event.id) });
+
+  function envelope(res, status, body, headers = {}) {
+    const ok = status >= 200 && status < 300;
+    const text = JSON.stringify({
+      head: {
+        status,
+        ok,
+        messages: ok && status === 201 ? ["created"] : [],
+        errors: ok ? [] : [`status ${status}`],
+        references: {},
+      },
+      body,
+    });
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(text);
+  }
+
+  function page(list, query) {
+    const limit = Math.min(Math.max(Number(query.get("limit") ?? 20) || 20, 1), 10000);
+    const start = b.ignoresStart ? 0 : Math.max(Number(query.get("start") ?? 0) || 0, 0);
+    return list
+      .slice()
+      .reverse()
+      .slice(start, start + limit)
+      .map(wire);
+  }
+
+  function deviceOf(ref) {
+    const d = devices.get(ref);
+    if (d) return d;
+    for (const x of devices.values()) if (x.id === ref) return x;
+    return undefined;
+  }
+  const deviceBody = (d) => ({
+    id: d.id,
+    name: d.name,
+    path: d.path,
+    avSystemId: "av1",
+    blueprintId: { id: "b1", version: 1 },
+    broadcastDate: Date.now(),
+    state: d.state,
+  });
+
+  /** Acts on an API request; returns [status, body] or null when nothing matched. */
+  function act(method, parts, query, body, other) {
+    const [resource, ref] = parts;
+    if (resource === "device" && ref === undefined && method === "GET") {
+      const m = /name=="([^"]*)"/.exec(query.get("filter") ?? "");
+      const list = [...devices.values()].filter((d) => !m || d.name === m[1]);
+      return [200, list.map(deviceBody)];
+    }
+    if (resource === "device") {
+      const d = deviceOf(ref);
+      if (!d) return [404, null];
+      if (method === "GET") return [200, deviceBody(d)];
+      if (method === "PUT") {
+        if (!body || typeof body.state !== "object") return [400, null];
+        d.state = body.state;
+        return [200, deviceBody(d)];
+      }
+    }
+    if (resource === "event" && method === "POST") {
+      const stream = ref === undefined ? byPath.get(body?.path) : streams.get(ref);
+      if (!stream) return [404, null];
+      if (!body || typeof body.elems !== "object") return [400, null];
+      const event =
+        stream.kind === "command"
+          ? execute(stream, body.elems, body.metadata, other)
+          : append(stream, body.elems, body.metadata);
+      return [201, wire(event)];
+    }
+    if (resource === "event" && method === "GET") {
+      const stream = ref === undefined ? byPath.get(query.get("path")) : streams.get(ref);
+      if (!stream) return [404, null];
+      return [200, page(stream.events, query)];
+    }
+    return null;
+  }
+
+  /** The queued fault this request takes: `match` is a method, "poll" (inbox reads) or "telemetry". */
+  function takeFault(method, parts, query) {
+    const stream =
+      method === "GET" && parts[0] === "event"
+        ? parts[1] === undefined
+          ? byPath.get(query.get("path"))
+          : streams.get(parts[1])
+        : undefined;
+    // Inbox reads are "poll"; the watched stream is faulted only when asked by name, so that a
+    // watch's backoff (up to a minute, documented) does not stand in the way of its invariant.
+    const kind =
+      stream?.kind === "inbox" ? "poll" : stream?.kind === "telemetry" ? "telemetry" : method;
+    const i = faults.findIndex(
+      (f) => f.match === kind || (f.match === "any" && kind !== "telemetry"),
+    );
+    return i < 0 ? undefined : faults.splice(i, 1)[0];
+  }
+
+  function retryAfter(kind) {
+    if (kind === "zero") return "0";
+    if (kind === "small") return "1";
+    if (kind === "huge") return "100000000";
+    if (kind === "date") return new Date(Date.now() + 1000).toUTCString();
+    if (kind === "past") return new Date(Date.now() - 60000).toUTCString();
+    return "soon-ish";
+  }
+
+  function handle(req, res, text) {
+    const url = new URL(req.url, "http://127.0.0.1");
+    const prefix = `/v5.0/${COMPANY}/`;
+    const other = req.headers["x-fuzz-other"] === "1";
+    const entry = { t: Date.now(), method: req.method, path: url.pathname, query: url.search };
+    entry.other = other;
+    log.requests.push(entry);
+    if (req.headers["x-auth-token"] !== TOKEN) return envelope(res, (entry.status = 401), null);
+    if (!url.pathname.startsWith(prefix)) return envelope(res, (entry.status = 404), null);
+    const parts = url.pathname.slice(prefix.length).split("/").map(decodeURIComponent);
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      return envelope(res, (entry.status = 400), null);
+    }
+    const fault = other ? undefined : takeFault(req.method, parts, url.searchParams);
+    entry.fault = fault?.kind;
+    if (fault?.kind === "reset") return req.socket.destroy();
+    if (fault?.kind === "429" || fault?.kind === "503") {
+      entry.status = Number(fault.kind);
+      return envelope(res, entry.status, null, { "retry-after": retryAfter(fault.retryAfter) });
+    }
+    const result = act(req.method, parts, url.searchParams, body, other) ?? [404, null];
+    entry.status = result[0];
+    if (fault?.kind === "lost") return req.socket.destroy();
+    if (fault?.kind === "late") return later(fault.delayMs, () => envelope(res, ...result));
+    return envelope(res, ...result);
+  }
+
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => (text += d));
+    req.on("end", () => handle(req, res, text));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  reset();
+
+  /** A request from outside the nodes ("other flows"), never faulted, logged as other. */
+  async function other(method, path, body) {
+    const res = await fetch(`${url}/v5.0/${COMPANY}${path}`, {
+      method,
+      headers: { "x-auth-token": TOKEN, "x-fuzz-other": "1", "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json();
+  }
+
+  return {
+    url,
+    company: COMPANY,
+    token: TOKEN,
+    reset,
+    get log() {
+      return log;
+    },
+    get behaviour() {
+      return b;
+    },
+    device: (name) => devices.get(name),
+    telemetryPath: `/${COMPANY}/telemetry`,
+    /** Queues a fault for the next API request that matches. */
+    fault(spec) {
+      faults.push({ match: "any", delayMs: 0, retryAfter: "zero", ...spec });
+    },
+    clearFaults() {
+      faults.length = 0;
+    },
+    /** The same command a flow of another runtime sends to `device`. */
+    otherCommand: (device, elems) =>
+      other("POST", "/event", { path: `/${COMPANY}/devices/${device}/:command`, elems }),
+    /** A new event on the watched stream, logged in `log.telemetry`. */
+    telemetry() {
+      const event = append(byPath.get(`/${COMPANY}/telemetry`), { "/n": log.telemetry.length });
+      log.telemetry.push({ t: Date.now(), id: event.id });
+      return event;
+    },
+    close() {
+      for (const t of timers) clearTimeout(t);
+      return new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+module.exports = { startFuzzServer, PLAIN, COMPANY, TOKEN, DEEP_LEVELS };
