@@ -106,6 +106,21 @@ describe("short ids and the markers of other commands", function () {
     await noFaultLateOrCaught(get);
   });
 
+  it("completes the wait from a server whose inbox events have JSON numbers as their ids", async function () {
+    const now = Date.now();
+    const numbered = (id, creationDate, elems) => ({ ...marker(creationDate, elems), id });
+    const { server, get } = await awaitOn([
+      numbered(3, now - 1000, { status: "COMMAND_COMPLETE", ref: 6 }),
+    ]);
+    get("a1").receive({ command: { id: "7", creationDate: now, device: "lcd-board" } });
+    await readsOf(server, 1);
+    server.state.events.push(numbered(8, now + 1, { status: "COMMAND_COMPLETE", ref: 7 }));
+    const msg = await next(get("ok"), 10_000);
+    assert.equal(msg.payload.elems.ref, 7);
+    assert.equal(msg.markers.length, 1, JSON.stringify(msg.markers));
+    await noFaultLateOrCaught(get);
+  });
+
   it("gives the waits for 7 and 17 each its own marker when the markers name them as JSON numbers", async function () {
     const now = Date.now();
     const { server, get } = await awaitOn([]);

@@ -27,6 +27,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import type { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
+import { eventIdOf } from "../events/event-id";
 import type { InboxObserver, InboxRef, Wait } from "./inbox-types";
 import { Entry, InboxWaits } from "./inbox-waits";
 import type { EntryOwner } from "./inbox-waits";
@@ -385,10 +386,14 @@ export class InboxWatch implements EntryOwner {
           this.reading = false;
         }
         let unread = 0;
-        for (const e of events) {
+        for (const listed of events) {
+          // A server with an integer id counter may send ids as JSON numbers: skipping them hid
+          // every marker of such a server, and each wait ended timed out (issue 28).
+          const id = eventIdOf(listed.id);
           // Events move down while new ones land on top: one may come back on the next page.
-          if (typeof e.id !== "string" || inPoll.has(e.id)) continue;
-          inPoll.add(e.id);
+          if (id === undefined || inPoll.has(id)) continue;
+          const e = id === listed.id ? listed : { ...listed, id };
+          inPoll.add(id);
           unread++;
           if (dateOf(e) < need) reachedOld = true;
           else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
