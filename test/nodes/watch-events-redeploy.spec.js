@@ -7,6 +7,7 @@
 const assert = require("node:assert/strict");
 const { api, control, waitFor, sleep } = require("../support/simulator");
 const { helper, load, account, statuses, withRedAndSimulator } = require("../support/red");
+const { slowClose } = require("../support/flow");
 
 const WAIT = 20000;
 
@@ -66,21 +67,6 @@ function flow(sim, stream, start) {
     { id: "other", type: "helper", z: "t1", name: "unchanged", x: 100, y: 100, wires: [] },
   ];
   return { nodes, credentials };
-}
-
-/**
- * A node that passes messages on and takes 600 ms to close, as a node that flushes something at
- * its close does: while a deploy restarts it, Node-RED has no node of its id to route a message to.
- */
-function slowClose(RED) {
-  RED.nodes.registerType("slow-close", function (config) {
-    RED.nodes.createNode(this, config);
-    this.on("input", (msg, send, done) => {
-      send(msg);
-      done();
-    });
-    this.on("close", (done) => setTimeout(done, 600));
-  });
 }
 
 describe("edge-watch-events redeployed while its stream keeps getting events (stock settings)", function () {

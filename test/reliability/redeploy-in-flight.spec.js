@@ -14,7 +14,7 @@ const {
   withRedAndSimulator,
   CORE,
 } = require("../support/red");
-const { flowOf, sendCommand } = require("../support/flow");
+const { flowOf, sendCommand, slowClose } = require("../support/flow");
 const { waitFor } = require("../support/simulator");
 const { fault, requests, commandEvents } = require("../support/reliability");
 
@@ -141,6 +141,31 @@ describe("edge-send-command redeployed while its commands are being sent", funct
     assert.equal(out.restored, true);
     assert.equal(typeof out.command.id, "string");
     await noMessage(helper.getNode("caught"), 200);
+    assert.equal((await commandEvents(env.sim, "lcd-board")).length, 1);
+  });
+  it("gives an answer that came while a deploy restarted the node after it to that node once it runs again", async function () {
+    // The answer comes 300 ms after the POST, while "next" takes 600 ms to close: Node-RED drops a
+    // message sent to a node the deploy is restarting, and the device had run the command.
+    await fault(env.sim, { method: "POST", path: "/event", answerDelayMs: 300, count: 1 });
+    const { nodes, credentials } = flowOf(env.sim, [
+      sendCommand("send", { wires: [["next"]] }),
+      { id: "next", type: "slow-close", name: "next", x: 200, y: 40, wires: [["out"]] },
+      { id: "out", type: "helper" },
+    ]);
+    await load(nodes, credentials, [CORE.catch, slowClose]);
+    helper.getNode("send").receive({ _msgid: "d1", payload: { "/lcd/txt1": "during a deploy" } });
+    await waitFor(async () => (await requests(env.sim, "POST")).length === 1, {
+      what: "the POST to reach the simulator",
+    });
+    const changed = nodes.map((n) => (n.id === "next" ? { ...n, name: "renamed" } : n));
+    await helper.setFlows(changed, "nodes", credentials);
+    const [out] = await collect(helper.getNode("out"), 1, 10_000);
+    assert.equal(out._msgid, "d1");
+    assert.equal(typeof out.command.id, "string");
+    await Promise.all([
+      noMessage(helper.getNode("out"), 300),
+      noMessage(helper.getNode("caught"), 0),
+    ]);
     assert.equal((await commandEvents(env.sim, "lcd-board")).length, 1);
   });
 });

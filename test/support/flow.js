@@ -74,4 +74,27 @@ function awaitCommand(props = {}) {
   ];
 }
 
-module.exports = { flowOf, startFlow, startNode, sendCommand, awaitCommand, TAB };
+/**
+ * A node that passes messages on and takes 600 ms to close, as a node that flushes something at
+ * its close does: while a deploy restarts it, Node-RED has no node of its id to route a message to.
+ */
+function slowClose(RED) {
+  RED.nodes.registerType("slow-close", function (config) {
+    RED.nodes.createNode(this, config);
+    this.on("input", (msg, send, done) => {
+      send(msg);
+      done();
+    });
+    this.on("close", (done) => setTimeout(done, 600));
+  });
+}
+
+module.exports = {
+  slowClose,
+  flowOf,
+  startFlow,
+  startNode,
+  sendCommand,
+  awaitCommand,
+  TAB,
+};

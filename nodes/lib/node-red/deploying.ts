@@ -2,7 +2,9 @@
 // nodes the deploy restarts are gone, and Node-RED drops, silently, every message sent to one of
 // them. A watch that sent its events then lost them (issue 28: a 600 ms close of the node after
 // it lost 19 of 44 events over three deploys); it keeps them until the deploy has started the
-// nodes again. Two listeners per runtime, whatever the number of nodes.
+// nodes again, and so does every node's output (a command's answer that came during a deploy
+// restarting the await node after it was lost, though the device ran the command). Two listeners
+// per runtime, whatever the number of nodes.
 
 /** The part of RED.events used here. */
 export interface DeployEvents {
@@ -15,23 +17,66 @@ export interface DeployEvents {
  */
 const MAX_DEPLOY_MS = 60_000;
 
-/** performance.now() of the last `flows:stopping` not yet followed by `flows:started`, by runtime. */
-const stopping = new WeakMap<DeployEvents, { since: number | undefined }>();
+interface DeployState {
+  /** performance.now() of the last `flows:stopping` not yet followed by `flows:started`. */
+  since: number | undefined;
+  /** What waits for the nodes to be started again. */
+  readonly waiters: Set<() => void>;
+}
 
-/** A function that tells whether the runtime of `events` is between stopping and starting nodes. */
-export function deployingOf(events: DeployEvents): () => boolean {
-  let state = stopping.get(events);
+const states = new WeakMap<DeployEvents, DeployState>();
+
+function stateOf(events: DeployEvents): DeployState {
+  let state = states.get(events);
   if (!state) {
-    const created: { since: number | undefined } = { since: undefined };
+    const created: DeployState = { since: undefined, waiters: new Set() };
     events.on("flows:stopping", () => {
       created.since = performance.now();
     });
     events.on("flows:started", () => {
       created.since = undefined;
+      const waiters = [...created.waiters];
+      created.waiters.clear();
+      for (const wake of waiters) wake();
     });
-    stopping.set(events, created);
+    states.set(events, created);
     state = created;
   }
-  const mine = state;
-  return () => mine.since !== undefined && performance.now() - mine.since < MAX_DEPLOY_MS;
+  return state;
+}
+
+const isDeploying = (state: DeployState): boolean =>
+  state.since !== undefined && performance.now() - state.since < MAX_DEPLOY_MS;
+
+/** A function that tells whether the runtime of `events` is between stopping and starting nodes. */
+export function deployingOf(events: DeployEvents): () => boolean {
+  const state = stateOf(events);
+  return () => isDeploying(state);
+}
+
+/**
+ * A function that returns nothing when no deploy is under way, else a promise that resolves once the deploy has started
+ * the nodes again (at the latest MAX_DEPLOY_MS after it began), or `signal` aborts: a node's
+ * output waits there so that a node the deploy restarts gets it, instead of Node-RED dropping it.
+ */
+export function deployEndOf(
+  events: DeployEvents,
+): (signal: AbortSignal) => Promise<void> | undefined {
+  const state = stateOf(events);
+  return (signal) => {
+    // Undefined when there is nothing to wait for: the common case costs no promise.
+    if (!isDeploying(state) || signal.aborted) return undefined;
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", wake);
+        state.waiters.delete(wake);
+        resolve();
+      };
+      const left = MAX_DEPLOY_MS - (performance.now() - (state.since ?? 0));
+      const timer = setTimeout(wake, Math.max(0, left));
+      signal.addEventListener("abort", wake, { once: true });
+      state.waiters.add(wake);
+    });
+  };
 }

@@ -18,6 +18,7 @@ import type { Translate } from "./i18n";
 import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyable";
 import type { Outgoing } from "./copyable";
 import { isStackOverflow, textOf } from "./thrown";
+import { deployEndOf } from "./deploying";
 
 export type { Outgoing };
 
@@ -108,6 +109,7 @@ export function handleInput(
   options: HandlerOptions = {},
 ): InputHandle {
   const t = translator(RED, name);
+  const deployEnd = deployEndOf(RED.events);
   // Messages in flight: a count, not a set of promises, since a pending await would hold one.
   let pending = 0;
   let onIdle: (() => void) | undefined;
@@ -279,6 +281,8 @@ export function handleInput(
         call,
         busy: showBusy,
       });
+      const deployed = deployEnd(controller.signal);
+      if (deployed) await deployed;
       if (controller.signal.aborted) {
         cancelled(msg, result ? { result } : undefined, done, handed);
         return;
@@ -294,6 +298,9 @@ export function handleInput(
       }
       end(done);
     } catch (caught) {
+      // An error waits for a deploy under way too: the Catch nodes may be restarting.
+      const deployed = deployEnd(controller.signal);
+      if (deployed) await deployed;
       if (controller.signal.aborted) {
         const error = caught instanceof EdgeError ? { error: caught } : undefined;
         cancelled(msg, error, done, handed);
