@@ -3,9 +3,12 @@
 // log (test/fuzz/invariants.js). A failure prints its seed and the one command that replays it.
 // FUZZ_SEED fixes the seed of every property (the default is a new one per run, printed).
 "use strict";
+const assert = require("node:assert/strict");
 const { helper } = require("./flow");
 const { startFuzzServer } = require("./server");
 const { runProperty } = require("./properties");
+const { endedOnce } = require("./invariants");
+const seeds = require("./seeds");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
 const BUDGET = { await: 110, fleet: 50, watch: 40 };
@@ -30,4 +33,48 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
       if (result.failure) throw new Error(result.failure);
     });
   }
+
+  it("takes a fleet report that Node-RED dropped at a full deploy, sent before the deploy began, as the job's end", async function () {
+    // fleet([1]), cancel, deploy(full): the cancelled job reports at once, and the deploy stops
+    // the helper node before Node-RED hands the report to it (seeds.js).
+    const { property, seed, path } = seeds.find((s) => s.seed === -1501787157);
+    const result = await runProperty(property, server, { numRuns: 1, seed, path });
+    if (result.failure) throw new Error(result.failure);
+  });
+});
+
+describe("the fault harness's first invariant: each input message ends once", function () {
+  const rec = (outputs, dropped) => ({
+    inputs: [{ n: 1, kind: "fleet", t: 0, devices: ["dev1"], group: 1 }],
+    probeInputs: [],
+    outputs,
+    dropped,
+    deploys: [{ t: 1, type: "full", target: "none" }],
+  });
+  const log = { executed: [], markers: [] };
+  const behaviour = { deepMarkers: [] };
+  const report = { sink: "f1.report", n: 1, t: 2, msg: {} };
+
+  it("counts an end that Node-RED dropped at a deploy that began after it was sent", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: true }];
+    assert.deepEqual(endedOnce(rec([], dropped), log, behaviour), []);
+  });
+
+  it("says a message never ended when its end was sent after the deploy began", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: false }];
+    const [v] = endedOnce(rec([], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 never ended .*sent after a deploy began/);
+  });
+
+  it("says a message ended twice when one end arrived and another was dropped", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: true }];
+    const [v] = endedOnce(rec([report], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 ended 2 times: f1.report, f1.report \(dropped by Node-RED/);
+  });
+
+  it("does not count a device's message on output 2 as the job's end", function () {
+    const dropped = [{ sink: "f1.each", n: 1, sentBefore: true }];
+    const [v] = endedOnce(rec([], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 never ended/);
+  });
 });

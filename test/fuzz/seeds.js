@@ -71,4 +71,16 @@ module.exports = [
       "a nodes deploy restarts the await node while its command's POST is in flight: the device " +
       "runs the command, the message ends with no output and no error",
   },
+  {
+    item: "harness",
+    property: "fleet",
+    seed: -1501787157,
+    path: "10",
+    found:
+      "on the fixed code: a job cancelled while it resolves its devices reports at once, and a " +
+      "full deploy begins before Node-RED hands the report to the helper node, which the deploy " +
+      "stops: Node-RED drops it (README: a message already sent on to a node the deploy restarts). " +
+      "The harness took the job for never ended; it now sees such drops through Node-RED's hooks " +
+      "(flow.js), and harness.spec.js replays this schedule",
+  },
 ];
