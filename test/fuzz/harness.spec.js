@@ -8,6 +8,7 @@ const { helper } = require("./flow");
 const { startFuzzServer } = require("./server");
 const { runProperty } = require("./properties");
 const { endedOnce } = require("./invariants");
+const { runSchedule, steps: S } = require("./schedule");
 const seeds = require("./seeds");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
@@ -40,6 +41,37 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
     const { property, seed, path } = seeds.find((s) => s.seed === -1501787157);
     const result = await runProperty(property, server, { numRuns: 1, seed, path });
     if (result.failure) throw new Error(result.failure);
+  });
+
+  it("sends a fleet device its command once when a run's server makes an id an earlier run's command had", async function () {
+    // Short ids: each run's server used to count them from 1 again, while the nodes' process
+    // remembered the earlier run's command 1 as another job's (seeds.js, path 47). A resumed
+    // device whose own command was that id again did not adopt it, and sent it a second time.
+    const drawn = {
+      behaviour: {
+        idShape: "short",
+        answerMs: 20,
+        marker: { nest: "cmd", refKey: "ref", ref: "string" },
+        foreign: false,
+        ignoresStart: false,
+        skewMs: 0,
+        deepMarkers: [],
+        slowMs: 0,
+      },
+      config: {
+        account: { timeout: 300, retries: 0, rate: 0, concurrency: 2 },
+        awaitTimeout: 300,
+        fleet: { timeout: 300, rate: 0, concurrency: 1 },
+        watch: false,
+        watchStart: "new",
+        watchEveryMs: 100,
+      },
+    };
+    await runSchedule(server, drawn, [new S.Fleet([5], false)]);
+    // The POST is answered late: the deploy restarts the node while it is on its way.
+    const late = new S.Fault({ match: "POST", kind: "late", delayMs: 200, retryAfter: "zero" });
+    const deploy = { type: "nodes", target: "f1", at: 0 };
+    await runSchedule(server, drawn, [late, new S.Fleet([5], false, deploy)]);
   });
 });
 
