@@ -1,8 +1,10 @@
 // The harness's flow in the test helper's Node-RED: every worker node on one account pointing at
 // the fuzz server, helper nodes on every output and a Catch node, and a recorder that notes what
-// reaches each helper (re-attached after every deploy, since a deploy makes new node instances).
+// reaches each helper (re-attached after every deploy, since a deploy makes new node instances),
+// and what Node-RED itself dropped on its way to one (a deploy that stopped it meanwhile).
 "use strict";
 const helper = require("node-red-node-test-helper");
+const { events, hooks } = require("@node-red/util");
 
 helper.init(require.resolve("node-red"));
 
@@ -117,22 +119,67 @@ function flowOf(server, config, names = {}) {
   return { nodes, credentials: { acc: { token: server.token } } };
 }
 
-const recorded = new WeakSet();
+/**
+ * Messages Node-RED itself drops at a deploy (README, Reliability: "a message any node had already
+ * sent on to a node that the deploy restarts can still be dropped by Node-RED"). Node-RED hands a
+ * sent message to its receiver in a later turn of the event loop (setImmediate); a deploy that
+ * stops the receiver in between leaves it without input listeners, and the message goes nowhere.
+ * A node's end that left before the deploy began (`flows:stopping`) is then lost through no fault
+ * of the node. Seen through Node-RED's own message hooks, never through what the nodes say: each
+ * message delivered to a helper instance already closed is recorded with `sentBefore`, whether it
+ * was sent before the deploy that closed that instance began.
+ */
+let deploysBegun = 0;
+const sentAt = new WeakMap();
+const onStopping = () => {
+  deploysBegun++;
+};
+const HOOKS = {
+  "preDeliver.fuzz-harness": (event) => {
+    if (event.msg && typeof event.msg === "object") sentAt.set(event.msg, deploysBegun);
+  },
+  "onReceive.fuzz-harness": (event) => {
+    const entry = recorded.get(event.destination?.node);
+    if (!entry || entry.closedAt === undefined) return;
+    const sent = sentAt.get(event.msg);
+    entry.record(entry.id, event.msg, { dropped: true, sentBefore: sent < entry.closedAt });
+  },
+};
+
+/** Each helper node instance attached to a run: its id, the run's recorder, and its close. */
+const recorded = new WeakMap();
 
 /** Attaches the run's recorder to every helper node instance not yet attached. */
 function attach(record) {
   for (const id of ["caught", ...SINKS]) {
     const node = helper.getNode(id);
     if (!node || recorded.has(node)) continue;
-    recorded.add(node);
+    const entry = { id, record, closedAt: undefined };
+    recorded.set(node, entry);
     node.on("input", (msg) => record(id, msg));
+    // Node-RED takes a node's input listeners away as it closes it.
+    node.on("close", () => {
+      entry.closedAt = deploysBegun;
+    });
   }
 }
 
-/** Loads a run's flow: one load per run, unloaded after it. */
+/** Loads a run's flow: one load per run, unloaded after it (unload()). */
 async function load(flow, record) {
+  for (const [id, hook] of Object.entries(HOOKS)) hooks.add(id, hook);
+  events.on("flows:stopping", onStopping);
   await helper.load(TYPES, flow.nodes, flow.credentials);
   attach(record);
+}
+
+/** Unloads a run's flow, and stops watching Node-RED's messages for it. */
+async function unload() {
+  try {
+    await helper.unload();
+  } finally {
+    for (const id of Object.keys(HOOKS)) hooks.remove(id);
+    events.off("flows:stopping", onStopping);
+  }
 }
 
 /**
@@ -149,4 +196,4 @@ async function redeploy(flow, type, record) {
   attach(record);
 }
 
-module.exports = { helper, flowOf, load, redeploy, SINKS };
+module.exports = { helper, flowOf, load, unload, redeploy, SINKS };

@@ -3,9 +3,13 @@
 // log (test/fuzz/invariants.js). A failure prints its seed and the one command that replays it.
 // FUZZ_SEED fixes the seed of every property (the default is a new one per run, printed).
 "use strict";
+const assert = require("node:assert/strict");
 const { helper } = require("./flow");
 const { startFuzzServer } = require("./server");
 const { runProperty } = require("./properties");
+const { endedOnce } = require("./invariants");
+const { runSchedule, steps: S } = require("./schedule");
+const seeds = require("./seeds");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
 const BUDGET = { await: 110, fleet: 50, watch: 40 };
@@ -30,4 +34,79 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
       if (result.failure) throw new Error(result.failure);
     });
   }
+
+  it("takes a fleet report that Node-RED dropped at a full deploy, sent before the deploy began, as the job's end", async function () {
+    // fleet([1]), cancel, deploy(full): the cancelled job reports at once, and the deploy stops
+    // the helper node before Node-RED hands the report to it (seeds.js).
+    const { property, seed, path } = seeds.find((s) => s.seed === -1501787157);
+    const result = await runProperty(property, server, { numRuns: 1, seed, path });
+    if (result.failure) throw new Error(result.failure);
+  });
+
+  it("sends a fleet device its command once when a run's server makes an id an earlier run's command had", async function () {
+    // Short ids: each run's server used to count them from 1 again, while the nodes' process
+    // remembered the earlier run's command 1 as another job's (seeds.js, path 47). A resumed
+    // device whose own command was that id again did not adopt it, and sent it a second time.
+    const drawn = {
+      behaviour: {
+        idShape: "short",
+        answerMs: 20,
+        marker: { nest: "cmd", refKey: "ref", ref: "string" },
+        foreign: false,
+        ignoresStart: false,
+        skewMs: 0,
+        deepMarkers: [],
+        slowMs: 0,
+      },
+      config: {
+        account: { timeout: 300, retries: 0, rate: 0, concurrency: 2 },
+        awaitTimeout: 300,
+        fleet: { timeout: 300, rate: 0, concurrency: 1 },
+        watch: false,
+        watchStart: "new",
+        watchEveryMs: 100,
+      },
+    };
+    await runSchedule(server, drawn, [new S.Fleet([5], false)]);
+    // The POST is answered late: the deploy restarts the node while it is on its way.
+    const late = new S.Fault({ match: "POST", kind: "late", delayMs: 200, retryAfter: "zero" });
+    const deploy = { type: "nodes", target: "f1", at: 0 };
+    await runSchedule(server, drawn, [late, new S.Fleet([5], false, deploy)]);
+  });
+});
+
+describe("the fault harness's first invariant: each input message ends once", function () {
+  const rec = (outputs, dropped) => ({
+    inputs: [{ n: 1, kind: "fleet", t: 0, devices: ["dev1"], group: 1 }],
+    probeInputs: [],
+    outputs,
+    dropped,
+    deploys: [{ t: 1, type: "full", target: "none" }],
+  });
+  const log = { executed: [], markers: [] };
+  const behaviour = { deepMarkers: [] };
+  const report = { sink: "f1.report", n: 1, t: 2, msg: {} };
+
+  it("counts an end that Node-RED dropped at a deploy that began after it was sent", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: true }];
+    assert.deepEqual(endedOnce(rec([], dropped), log, behaviour), []);
+  });
+
+  it("says a message never ended when its end was sent after the deploy began", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: false }];
+    const [v] = endedOnce(rec([], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 never ended .*sent after a deploy began/);
+  });
+
+  it("says a message ended twice when one end arrived and another was dropped", function () {
+    const dropped = [{ sink: "f1.report", n: 1, sentBefore: true }];
+    const [v] = endedOnce(rec([report], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 ended 2 times: f1.report, f1.report \(dropped by Node-RED/);
+  });
+
+  it("does not count a device's message on output 2 as the job's end", function () {
+    const dropped = [{ sink: "f1.each", n: 1, sentBefore: true }];
+    const [v] = endedOnce(rec([], dropped), log, behaviour);
+    assert.match(v.text, /fleet #1 never ended/);
+  });
 });

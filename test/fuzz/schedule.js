@@ -4,7 +4,7 @@
 // invariants. A run throws an Error that lists every violation.
 "use strict";
 const fc = require("fast-check");
-const { helper, flowOf, load, redeploy } = require("./flow");
+const { helper, flowOf, load, unload, redeploy } = require("./flow");
 const { check } = require("./invariants");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -266,8 +266,11 @@ async function settle(done, until) {
   while (!done() && Date.now() < until) await sleep(20);
 }
 
+/** Whether message `n` ended: its end reached a helper node, or Node-RED dropped it (flow.js). */
 const endedAt = (ctx, n) =>
-  ctx.rec.outputs.some((o) => o.n === n && o.sink !== "f1.each" && o.sink !== "w1.out");
+  [...ctx.rec.outputs, ...ctx.rec.dropped.filter((d) => d.sentBefore)].some(
+    (o) => o.n === n && o.sink !== "f1.each" && o.sink !== "w1.out",
+  );
 
 /** After the schedule: every node takes and ends a new message within its bound (invariant 5). */
 async function probe(ctx) {
@@ -318,9 +321,22 @@ async function probe(ctx) {
  */
 async function runSchedule(server, { behaviour, config }, cmds) {
   server.reset(behaviour, { deviceCount: 6 });
-  const rec = { inputs: [], probeInputs: [], outputs: [], deploys: [], probes: [], unhandled: [] };
+  const rec = {
+    inputs: [],
+    probeInputs: [],
+    outputs: [],
+    dropped: [],
+    deploys: [],
+    probes: [],
+    unhandled: [],
+  };
   if (config.watch) rec.watch = [];
-  const recorder = (sink, msg) => {
+  const recorder = (sink, msg, drop) => {
+    if (drop) {
+      // Lost by Node-RED on its way to a helper node a deploy stopped (flow.js).
+      rec.dropped.push({ sink, n: msg.fuzz?.n, t: Date.now(), sentBefore: drop.sentBefore });
+      return;
+    }
     const code = sink === "caught" ? (msg.edgeError?.code ?? msg.error?.code) : undefined;
     rec.outputs.push({ sink, n: msg.fuzz?.n, t: Date.now(), msg, code });
     if (sink === "w1.out") rec.watch.push({ eventId: msg.eventId, t: Date.now() });
@@ -368,6 +384,9 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     if (process.env.FUZZ_DEBUG)
       console.log(
         `steps+settle ${t1 - t0} ms, probe ${Date.now() - t1} ms, ${String(cmds)}` +
+          (rec.dropped.length > 0
+            ? ` dropped by Node-RED: ${rec.dropped.map((d) => `${d.sink}#${d.n}${d.sentBefore ? "" : " (sent after the deploy began)"}`).join(", ")}`
+            : "") +
           (rec.watch
             ? ` watch ${rec.watch.length}/${server.log.telemetry.length} ${JSON.stringify(behaviour)} ${JSON.stringify(rec.outputs.filter((o) => o.sink === "caught").map((o) => o.msg.error?.message))}`
             : ""),
@@ -382,7 +401,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
         if (entry?.level <= 30)
           console.log(`  log ${entry.level}: ${entry.type}:${entry.id} ${entry.msg}`);
       }
-    await helper.unload();
+    await unload();
   }
   const violations = check(rec, server.log, server.behaviour);
   if (violations.length > 0) {

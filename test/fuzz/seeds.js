@@ -71,4 +71,29 @@ module.exports = [
       "a nodes deploy restarts the await node while its command's POST is in flight: the device " +
       "runs the command, the message ends with no output and no error",
   },
+  {
+    item: "harness",
+    property: "fleet",
+    seed: -1501787157,
+    path: "10",
+    found:
+      "on the fixed code: a job cancelled while it resolves its devices reports at once, and a " +
+      "full deploy begins before Node-RED hands the report to the helper node, which the deploy " +
+      "stops: Node-RED drops it (README: a message already sent on to a node the deploy restarts). " +
+      "The harness took the job for never ended; it now sees such drops through Node-RED's hooks " +
+      "(flow.js), and harness.spec.js replays this schedule",
+  },
+  {
+    item: "harness",
+    property: "fleet",
+    seed: -1501787157,
+    path: "47",
+    found:
+      "on the fixed code, only after the runs before it in one process (replay: --path=10 " +
+      "--runs 38, about one time in three): a nodes deploy while a device's POST is on its way; " +
+      "the server, reset for the run, gave its command an id an earlier run's command had, which " +
+      "the nodes' process remembered as another job's, so the resumed device sent it again. The " +
+      "fuzz server's ids now go on counting across runs, as a real server's never repeat; " +
+      "harness.spec.js builds the case in two runs",
+  },
 ];

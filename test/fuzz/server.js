@@ -47,12 +47,17 @@ function markerElems(shape, name, ref, deep) {
 
 /**
  * Starts a server. `reset(behaviour)` starts a run: it forgets every device, event and log entry
- * and takes the run's behaviour (merged over PLAIN). Devices `dev0..dev<n-1>` exist, each with
- * `:command` and `:inbox` streams; `/<company>/telemetry` is the watched stream.
+ * (event ids go on counting) and takes the run's behaviour (merged over PLAIN). Devices
+ * `dev0..dev<n-1>` exist, each with `:command` and `:inbox` streams; `/<company>/telemetry` is the
+ * watched stream.
  */
 async function startFuzzServer() {
   let b;
-  let seq;
+  // Not reset between runs: a real server never gives an id twice, and the nodes' process, which
+  // outlives a run, remembers the ids of the commands it sent (lib/commands/sent-commands.ts). A
+  // command id of an earlier run made again passed for another job's command: a resumed fleet
+  // device did not adopt its own command and sent it again (seed -1501787157, path 47).
+  let seq = 0;
   let devices;
   let streams; // id → {id, path, events (oldest first), device?, kind}
   let byPath;
@@ -88,7 +93,6 @@ async function startFuzzServer() {
   function reset(behaviour = {}, { deviceCount = 4 } = {}) {
     for (const t of timers ?? []) clearTimeout(t);
     b = { ...PLAIN, ...behaviour, marker: { ...PLAIN.marker, ...behaviour.marker } };
-    seq = 0;
     devices = new Map();
     streams = new Map();
     byPath = new Map();
