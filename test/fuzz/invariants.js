@@ -147,6 +147,41 @@ function backedByMarker(rec, log, behaviour) {
   return out;
 }
 
+/**
+ * How long before a "timed out" its command's marker must have been written for the wait to have
+ * had to see it: the await reads the inbox once more after its deadline, and its interval is 50 ms.
+ */
+const SEEN_BY_MS = 250;
+
+/**
+ * 3 (its other half). No wait ends timed out when its command's own marker was written in good
+ * time: in a factory that answer gets the command sent again, and the machine acts twice. Judged
+ * where it can be: markers that name their command, and no inbox read faulted in the run.
+ */
+function notTimedOutWhenAnswered(rec, log, behaviour) {
+  if (behaviour.marker.ref === "absent") return [];
+  if (log.requests.some((r) => r.fault && r.method === "GET")) return [];
+  const out = [];
+  for (const o of rec.outputs) {
+    if (o.sink !== "a1.late") continue;
+    const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
+    if (!exec) continue;
+    const answer = log.markers.find(
+      (m) =>
+        !m.foreign &&
+        m.commandId === exec.commandId &&
+        (m.name === "COMMAND_COMPLETE" || m.name === "COMMAND_FAULT"),
+    );
+    if (answer && answer.t <= o.t - SEEN_BY_MS)
+      out.push({
+        invariant: 3,
+        n: o.n,
+        text: `a1.late for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before`,
+      });
+  }
+  return out;
+}
+
 /** 4. Every fleet report matches the log: a device reported complete was sent this job's command. */
 function reportsMatch(rec, log, behaviour) {
   const out = [];
@@ -233,6 +268,7 @@ function check(rec, log, behaviour) {
     ...endedOnce(rec, log, behaviour),
     ...noneTwice(rec, log),
     ...backedByMarker(rec, log, behaviour),
+    ...notTimedOutWhenAnswered(rec, log, behaviour),
     ...reportsMatch(rec, log, behaviour),
     ...watchDelivered(rec, log),
     ...stillUp(rec),
