@@ -1,6 +1,7 @@
-// `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed S --path P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
-// path a failure printed). Without --property it runs the three in turn. Exit code 1 on failure.
+// path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
+// --property it runs the three in turn. Exit code 1 on failure.
 "use strict";
 const { parseArgs } = require("node:util");
 const { helper } = require("./flow");
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     path: { type: "string" },
     shrink: { type: "boolean", default: false },
     hunt: { type: "boolean", default: false },
+    named: { type: "string" },
   },
 });
 
@@ -36,12 +38,32 @@ async function hunt(name, server) {
   console.log(`property "${name}": ${failures} of ${out.numRuns} schedules failed (seed ${seed})`);
 }
 
+/** Runs a schedule written out in seeds.js; true when it broke an invariant. */
+async function runNamed(name, server) {
+  const { named } = require("./seeds");
+  const { runSchedule, steps } = require("./schedule");
+  const n = named[name];
+  if (!n) throw new Error(`no schedule named ${name}: ${Object.keys(named).join(", ")}`);
+  const cmds = n.steps.map(([type, ...args]) => new steps[type](...args));
+  console.log(`${name}: ${n.found}\nsteps: ${cmds.map(String).join(",")}`);
+  try {
+    await runSchedule(server, n, cmds);
+    console.log("held");
+    return false;
+  } catch (err) {
+    console.log(err.message);
+    return true;
+  }
+}
+
 async function main() {
   await new Promise((resolve) => helper.startServer(resolve));
   const server = await startFuzzServer();
   let failed = false;
   try {
-    const names = values.property ? [values.property] : ["await", "fleet", "watch"];
+    if (values.named) failed = await runNamed(values.named, server);
+    const all = values.named ? [] : ["await", "fleet", "watch"];
+    const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
       if (values.hunt) {
