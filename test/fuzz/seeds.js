@@ -79,6 +79,31 @@ const seeds = [
       "command 1 (one id inside another)",
   },
   {
+    item: 4,
+    property: "fleet",
+    seed: 1001,
+    path: "11",
+    found:
+      "dev3's COMPLETE carries a detail 1,200 levels deep: the job never reports, nothing is " +
+      "logged, and the node takes no later job (the probe job never ends)",
+  },
+  {
+    item: 7,
+    property: "fleet",
+    seed: 1001,
+    path: "22",
+    found: "two identical jobs, a full deploy while the second is queued: it never reports",
+  },
+  {
+    item: 7,
+    property: "fleet",
+    seed: 1001,
+    path: "0",
+    found:
+      "two identical jobs, a nodes deploy of the fleet node at the second one's first send " +
+      "(ids as JSON numbers): the second job never reports",
+  },
+  {
     item: 9,
     property: "watch",
     seed: 901,
