@@ -31,6 +31,7 @@ async function hunt(name, server) {
       failures++;
       console.log(`--- ${name} seed ${seed} path ${path}: ${JSON.stringify(drawn.behaviour)}`);
       console.log(`replay: npm run fuzz -- --property ${name} --seed=${seed} --path=${path}`);
+      console.log(`settings: ${JSON.stringify(drawn.config)}`);
       console.log(`steps: ${steps}\n${err.message}`);
     }),
     { numRuns: Number(values.runs), seed },
