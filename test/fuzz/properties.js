@@ -32,14 +32,18 @@ const configArb = (name) =>
     account: fc.record({
       timeout: fc.integer({ min: 200, max: 400 }),
       retries: fc.integer({ min: 0, max: 1 }),
-      // Fleet schedules draw the tight limit more often: sends wait in the limiter (item 3).
-      rate: name === "fleet" ? fc.constantFrom(0, 5, 5, 10, 20) : fc.constantFrom(0, 5, 10, 20),
+      // Fleet schedules draw the tight limit four times in seven: at 5 requests/s, two jobs of 3
+      // or 4 devices leave some of the second job's sends waiting in the limiter (item 3).
+      rate:
+        name === "fleet" ? fc.constantFrom(0, 5, 5, 5, 5, 10, 20) : fc.constantFrom(0, 5, 10, 20),
       concurrency: fc.integer({ min: 1, max: 4 }),
     }),
     awaitTimeout: fc.integer({ min: 250, max: 500 }),
     fleet: fc.record({
       timeout: fc.integer({ min: 250, max: 500 }),
-      rate: fc.constantFrom(0, 10, 20),
+      // Fleet schedules start a job's devices at once more often: paced starts (100 ms apart at
+      // 10/s) leave the second job's later devices unstarted when a deploy lands (item 3).
+      rate: name === "fleet" ? fc.constantFrom(0, 0, 0, 10, 20) : fc.constantFrom(0, 10, 20),
       concurrency: fc.integer({ min: 1, max: 6 }),
     }),
     watch: fc.constant(name === "watch"),
@@ -76,8 +80,13 @@ const pauseArb = fc.integer({ min: 20, max: 200 }).map((ms) => new S.Pause(ms));
 
 const fleetArb = fc
   .record({
-    devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
-    twice: fc.constantFrom(false, true, true),
+    // Mostly 3 or 4 devices: at 5 requests/s, two such jobs make more sends than one second lets
+    // through, yet leave room for the second job's first send: it goes at once, the others wait.
+    devices: fc.oneof(
+      { weight: 3, arbitrary: fc.uniqueArray(device(5), { minLength: 3, maxLength: 4 }) },
+      { weight: 1, arbitrary: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }) },
+    ),
+    twice: fc.constantFrom(false, true, true, true),
     deploy: fc.option(
       fc.record({
         type: fc.constantFrom("full", "full", "full", "nodes", "flows"),
@@ -86,10 +95,24 @@ const fleetArb = fc
         // where a resumed job must tell its own commands from the first job's (issue 28, item 3).
         at: fc.constantFrom(0, 2, 4, 4, 4, 4, 6),
       }),
-      { freq: 2 },
+      { freq: 4 },
     ),
   })
   .map(({ devices, twice, deploy }) => new S.Fleet(devices, twice, deploy));
+
+/**
+ * A rollout run twice, aimed at issue 28's item 3: two identical jobs of 3 or 4 devices and a
+ * deploy that restarts the fleet node at the second job's first send. At the tight rate limit
+ * (5 requests/s) its first send goes at once and its others wait in the account's limiter, the
+ * moment a resumed job must not take the first job's commands for its own. fleetArb reaches
+ * that moment too rarely for 50 schedules (a draw of rate, devices, twice, deploy and its time).
+ */
+const rerunArb = fc
+  .record({
+    devices: fc.uniqueArray(device(5), { minLength: 3, maxLength: 4 }),
+    type: fc.constantFrom("full", "full", "nodes", "flows"),
+  })
+  .map(({ devices, type }) => new S.Fleet(devices, true, { type, target: "f1", at: 4 }));
 
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
@@ -119,6 +142,8 @@ const STEPS = {
   fleet: [
     fleetArb,
     fleetArb,
+    rerunArb,
+    rerunArb,
     fc.constant(new S.Cancel()),
     deployArb(["f1", "none"]),
     deployAfterArb(["f1", "none"]),

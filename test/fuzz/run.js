@@ -1,6 +1,7 @@
-// `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed S --path P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
-// path a failure printed). Without --property it runs the three in turn. Exit code 1 on failure.
+// path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
+// --property it runs the three in turn. Exit code 1 on failure.
 // `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
 // restart property instead (stops and crashes of a real node-red process, restarts.js).
 "use strict";
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     path: { type: "string" },
     shrink: { type: "boolean", default: false },
     hunt: { type: "boolean", default: false },
+    named: { type: "string" },
     // The restart property (restarts.js): real node-red processes, with a runner of its own.
     restarts: { type: "boolean", default: false },
     survey: { type: "boolean", default: false },
@@ -34,11 +36,30 @@ async function hunt(name, server) {
       failures++;
       console.log(`--- ${name} seed ${seed} path ${path}: ${JSON.stringify(drawn.behaviour)}`);
       console.log(`replay: npm run fuzz -- --property ${name} --seed=${seed} --path=${path}`);
+      console.log(`settings: ${JSON.stringify(drawn.config)}`);
       console.log(`steps: ${steps}\n${err.message}`);
     }),
     { numRuns: Number(values.runs), seed },
   );
   console.log(`property "${name}": ${failures} of ${out.numRuns} schedules failed (seed ${seed})`);
+}
+
+/** Runs a schedule written out in seeds.js; true when it broke an invariant. */
+async function runNamed(name, server) {
+  const { named } = require("./seeds");
+  const { runSchedule, steps } = require("./schedule");
+  const n = named[name];
+  if (!n) throw new Error(`no schedule named ${name}: ${Object.keys(named).join(", ")}`);
+  const cmds = n.steps.map(([type, ...args]) => new steps[type](...args));
+  console.log(`${name}: ${n.found}\nsteps: ${cmds.map(String).join(",")}`);
+  try {
+    await runSchedule(server, n, cmds);
+    console.log("held");
+    return false;
+  } catch (err) {
+    console.log(err.message);
+    return true;
+  }
 }
 
 async function main() {
@@ -47,7 +68,9 @@ async function main() {
   const server = await startFuzzServer();
   let failed = false;
   try {
-    const names = values.property ? [values.property] : ["await", "fleet", "watch"];
+    if (values.named) failed = await runNamed(values.named, server);
+    const all = values.named ? [] : ["await", "fleet", "watch"];
+    const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
       if (values.hunt) {

@@ -128,8 +128,10 @@ class Fleet {
   constructor(devices, twice, deploy = null) {
     Object.assign(this, { devices, twice, deploy });
   }
+  // One step a schedule: at the tight rate limit a step of two jobs of 4 devices takes one to
+  // three seconds, and two of them kept 50 schedules at 90 s, over the CI budget.
   check(m) {
-    return m.fleets < 3;
+    return m.fleets < 1;
   }
   async run(m, ctx) {
     m.fleets++;
