@@ -12,7 +12,8 @@ import { EdgeError } from "../lib/api/errors";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import { sinceOf } from "../lib/commands/command-time";
+import { dateOf, sinceOf } from "../lib/commands/command-time";
+import { sentCommands } from "../lib/commands/sent-commands";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { contextIdOf } from "../lib/node-red/context-id";
 import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
@@ -74,9 +75,12 @@ function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; sinc
   if (typeof c !== "object" || c === null) throw new EdgeError("no-command");
   const ref = c as Partial<Record<keyof CommandRef, unknown>>;
   const id = commandIdOf(ref.id);
-  // A Function node's hand-built reference may have no date, an ISO one or null: it waits from
-  // when it came, as a saved wait can be read back after a deploy or a restart (command-time.ts).
-  const since = sinceOf(ref.creationDate, id !== undefined, now);
+  // A Function node's hand-built reference may have no date, an ISO one or null: the server's
+  // date of a command this runtime sent, else it waits from when it came, as a saved wait can be
+  // read back after a deploy or a restart (command-time.ts).
+  const date =
+    dateOf(ref.creationDate) ?? (id !== undefined ? sentCommands.createdAt(id) : undefined);
+  const since = sinceOf(date, id !== undefined, now);
   if (since === undefined) throw new EdgeError("no-command");
   return { ref: { ...(c as CommandRef), id }, since };
 }

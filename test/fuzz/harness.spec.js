@@ -9,7 +9,6 @@ const { startFuzzServer } = require("./server");
 const { runProperty } = require("./properties");
 const { endedOnce } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
-const seeds = require("./seeds");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
 const BUDGET = { await: 110, fleet: 50, watch: 40 };
@@ -34,14 +33,6 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
       if (result.failure) throw new Error(result.failure);
     });
   }
-
-  it("takes a fleet report that Node-RED dropped at a full deploy, sent before the deploy began, as the job's end", async function () {
-    // fleet([1]), cancel, deploy(full): the cancelled job reports at once, and the deploy stops
-    // the helper node before Node-RED hands the report to it (seeds.js).
-    const { property, seed, path } = seeds.find((s) => s.seed === -1501787157);
-    const result = await runProperty(property, server, { numRuns: 1, seed, path });
-    if (result.failure) throw new Error(result.failure);
-  });
 
   it("sends a fleet device its command once when a run's server makes an id an earlier run's command had", async function () {
     // Short ids: each run's server used to count them from 1 again, while the nodes' process

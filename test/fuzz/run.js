@@ -47,10 +47,10 @@ async function hunt(name, server) {
 /** Runs a schedule written out in seeds.js; true when it broke an invariant. */
 async function runNamed(name, server) {
   const { named } = require("./seeds");
-  const { runSchedule, steps } = require("./schedule");
+  const { runSchedule, stepsOf } = require("./schedule");
   const n = named[name];
   if (!n) throw new Error(`no schedule named ${name}: ${Object.keys(named).join(", ")}`);
-  const cmds = n.steps.map(([type, ...args]) => new steps[type](...args));
+  const cmds = stepsOf(n);
   console.log(`${name}: ${n.found}\nsteps: ${cmds.map(String).join(",")}`);
   try {
     await runSchedule(server, n, cmds);

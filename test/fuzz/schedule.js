@@ -414,7 +414,9 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   }
 }
 
-module.exports = {
-  runSchedule,
-  steps: { SendCommand, Merge, List, Fleet, Cancel, Deploy, DeployAfter, Fault, Other, Pause },
-};
+const steps = { SendCommand, Merge, List, Fleet, Cancel, Deploy, DeployAfter, Fault, Other, Pause };
+
+/** A schedule written out in seeds.js (`named`): its steps as [class name, ...arguments]. */
+const stepsOf = (written) => written.steps.map(([type, ...args]) => new steps[type](...args));
+
+module.exports = { runSchedule, steps, stepsOf };

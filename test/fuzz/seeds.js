@@ -1,7 +1,7 @@
 // Schedules the harness found failing on main before the fixes of issue 28, each with the defect
-// it shows: `npm run fuzz -- --property <property> --seed=<seed> --path=<path>` replays one. Kept
-// to become named regression tests once the fixes are merged (not run by harness.spec.js yet).
-// A seed and path name one schedule only while the generators of properties.js stay as they are.
+// it shows: `npm run fuzz -- --property <property> --seed=<seed> --path=<path>` replays one, and
+// regressions.spec.js replays each as a named test. A seed and path name one schedule only while
+// the generators of properties.js stay as they are: a change to them re-draws these with --hunt.
 "use strict";
 
 /**
@@ -34,6 +34,32 @@ const named = {
       watchEveryMs: 100,
     },
     steps: [["Fleet", [0, 1, 2, 4], true, { type: "full", target: "f1", at: 4 }]],
+  },
+  "report-dropped-at-deploy": {
+    found:
+      "on the fixed code, a harness error: a job cancelled while it resolves its devices reports " +
+      "at once, and a full deploy begins before Node-RED hands the report to the helper node, " +
+      "which it stops: Node-RED drops it (README: a message already on its way). The harness took " +
+      "the job for never ended; it now sees such drops through Node-RED's hooks (flow.js)",
+    behaviour: {
+      idShape: "short",
+      answerMs: 94,
+      marker: { nest: "key", refKey: "commandId", ref: "absent" },
+      foreign: false,
+      ignoresStart: false,
+      skewMs: 0,
+      deepMarkers: [],
+      slowMs: 0,
+    },
+    config: {
+      account: { timeout: 389, retries: 0, rate: 0, concurrency: 2 },
+      awaitTimeout: 380,
+      fleet: { timeout: 316, rate: 0, concurrency: 6 },
+      watch: false,
+      watchStart: "resume",
+      watchEveryMs: 40,
+    },
+    steps: [["Fleet", [1], false], ["Cancel"], ["Deploy", "full", "none"]],
   },
 };
 
@@ -144,29 +170,14 @@ const seeds = [
       "runs the command, the message ends with no output and no error",
   },
   {
-    item: "harness",
-    property: "fleet",
-    seed: -1501787157,
-    path: "10",
+    item: "numeric inbox ids",
+    property: "await",
+    seed: -170526962,
+    path: "0",
     found:
-      "on the fixed code: a job cancelled while it resolves its devices reports at once, and a " +
-      "full deploy begins before Node-RED hands the report to the helper node, which the deploy " +
-      "stops: Node-RED drops it (README: a message already sent on to a node the deploy restarts). " +
-      "The harness took the job for never ended; it now sees such drops through Node-RED's hooks " +
-      "(flow.js), and harness.spec.js replays this schedule",
-  },
-  {
-    item: "harness",
-    property: "fleet",
-    seed: -1501787157,
-    path: "47",
-    found:
-      "on the fixed code, only after the runs before it in one process (replay: --path=10 " +
-      "--runs 38, about one time in three): a nodes deploy while a device's POST is on its way; " +
-      "the server, reset for the run, gave its command an id an earlier run's command had, which " +
-      "the nodes' process remembered as another job's, so the resumed device sent it again. The " +
-      "fuzz server's ids now go on counting across runs, as a real server's never repeat; " +
-      "harness.spec.js builds the case in two runs",
+      "ids as JSON numbers: the await's inbox read kept only string ids, so it never saw a " +
+      "marker and every wait ended timed out though the device had completed the command " +
+      "(invariant 3, timed out though answered)",
   },
 ];
 

@@ -117,6 +117,6 @@ export async function sendToDevice(
   } finally {
     ended?.();
   }
-  if (event?.id !== undefined) sentCommands.remember(path, event.id, opts.sender ?? "");
+  if (event?.id !== undefined) sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
 }

@@ -17,11 +17,17 @@ const MAX_REMEMBERED = 100_000;
 export class SentCommands {
   /** `path \n id` to its sender, in the order they were sent. */
   private readonly senders = new Map<string, Sender>();
+  /**
+   * An id to the creation date the server gave it (its clock), for a reference rebuilt by hand in
+   * a Function node without its date: waiting "from its arrival, less a skew" let such a wait take
+   * an earlier command's marker on a server whose markers name no command (the fault harness).
+   */
+  private readonly dates = new Map<string, number>();
   /** Requests of this runtime on the wire to a stream, and who waits for the stream to be quiet. */
   private readonly onWire = new Map<string, { count: number; quiet: (() => void)[] }>();
 
   /** A command this runtime made on `path` (a `:command` stream path), sent by `sender`. */
-  remember(path: string, id: string, sender: Sender): void {
+  remember(path: string, id: string, sender: Sender, creationDate?: number): void {
     const key = `${path}\n${id}`;
     this.senders.delete(key);
     this.senders.set(key, sender);
@@ -29,6 +35,18 @@ export class SentCommands {
       const oldest = this.senders.keys().next().value;
       if (oldest !== undefined) this.senders.delete(oldest);
     }
+    if (creationDate === undefined || !Number.isFinite(creationDate)) return;
+    this.dates.delete(id);
+    this.dates.set(id, creationDate);
+    if (this.dates.size > MAX_REMEMBERED) {
+      const oldest = this.dates.keys().next().value;
+      if (oldest !== undefined) this.dates.delete(oldest);
+    }
+  }
+
+  /** The server's creation date of the command `id` this runtime made, if it remembers one. */
+  createdAt(id: string): number | undefined {
+    return this.dates.get(id);
   }
 
   /** Who sent the command `id` on `path`: undefined when this runtime did not (or forgot). */

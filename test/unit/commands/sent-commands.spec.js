@@ -36,4 +36,13 @@ describe("unit: commands/sent-commands", function () {
     await waited;
     assert.equal(sent.busy(PATH), false);
   });
+
+  it("tells the server's creation date of a command it sent, and nothing of one it did not", function () {
+    const sent = new SentCommands();
+    sent.remember(PATH, "16", "", 1_700_000_000_123);
+    sent.remember(PATH, "17", "");
+    assert.equal(sent.createdAt("16"), 1_700_000_000_123);
+    assert.equal(sent.createdAt("17"), undefined);
+    assert.equal(sent.createdAt("14"), undefined);
+  });
 });
