@@ -117,6 +117,7 @@ export async function sendToDevice(
   } finally {
     ended?.();
   }
-  if (event?.id !== undefined) sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
+  if (event?.id !== undefined)
+    sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
 }
