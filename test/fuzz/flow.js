@@ -7,6 +7,7 @@ const helper = require("node-red-node-test-helper");
 const { events, hooks } = require("@node-red/util");
 
 helper.init(require.resolve("node-red"));
+const { startFuzzServer } = require("./server");
 
 const TYPES = [
   require("../../dist/nodes/edge-account/edge-account.js"),
@@ -196,4 +197,21 @@ async function redeploy(flow, type, record) {
   attach(record);
 }
 
-module.exports = { helper, flowOf, load, unload, redeploy, SINKS };
+/**
+ * The fuzz server and the test helper's Node-RED for a mocha describe(): started before its
+ * tests, stopped after; `env.server` is the server.
+ */
+function withFuzzServer() {
+  const env = { server: undefined };
+  before(async function () {
+    await new Promise((resolve) => helper.startServer(resolve));
+    env.server = await startFuzzServer();
+  });
+  after(async function () {
+    await env.server?.close();
+    await new Promise((resolve) => helper.stopServer(resolve));
+  });
+  return env;
+}
+
+module.exports = { helper, flowOf, load, unload, redeploy, withFuzzServer, SINKS };

@@ -4,8 +4,7 @@
 // FUZZ_SEED fixes the seed of every property (the default is a new one per run, printed).
 "use strict";
 const assert = require("node:assert/strict");
-const { helper } = require("./flow");
-const { startFuzzServer } = require("./server");
+const { withFuzzServer } = require("./flow");
 const { runProperty } = require("./properties");
 const { endedOnce } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
@@ -15,20 +14,12 @@ const BUDGET = { await: 110, fleet: 50, watch: 40 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {
   this.timeout(240000);
-  let server;
-  before(async function () {
-    await new Promise((resolve) => helper.startServer(resolve));
-    server = await startFuzzServer();
-  });
-  after(async function () {
-    await server?.close();
-    await new Promise((resolve) => helper.stopServer(resolve));
-  });
+  const env = withFuzzServer();
 
   for (const [name, numRuns] of Object.entries(BUDGET)) {
     it(`keeps every invariant over ${numRuns} "${name}" schedules`, async function () {
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
-      const result = await runProperty(name, server, { numRuns, seed });
+      const result = await runProperty(name, env.server, { numRuns, seed });
       console.log(`      fuzz "${name}": seed ${result.seed}, ${result.runs} runs`);
       if (result.failure) throw new Error(result.failure);
     });
@@ -58,11 +49,11 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
         watchEveryMs: 100,
       },
     };
-    await runSchedule(server, drawn, [new S.Fleet([5], false)]);
+    await runSchedule(env.server, drawn, [new S.Fleet([5], false)]);
     // The POST is answered late: the deploy restarts the node while it is on its way.
     const late = new S.Fault({ match: "POST", kind: "late", delayMs: 200, retryAfter: "zero" });
     const deploy = { type: "nodes", target: "f1", at: 0 };
-    await runSchedule(server, drawn, [late, new S.Fleet([5], false, deploy)]);
+    await runSchedule(env.server, drawn, [late, new S.Fleet([5], false, deploy)]);
   });
 });
 

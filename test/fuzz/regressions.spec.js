@@ -2,34 +2,25 @@
 // the drawn ones by their seed and path, the written-out ones step by step. Each held on the code
 // before its fix only by luck of timing; each must hold now, every run.
 "use strict";
-const { helper } = require("./flow");
-const { startFuzzServer } = require("./server");
+const { withFuzzServer } = require("./flow");
 const { runProperty } = require("./properties");
 const { runSchedule, stepsOf } = require("./schedule");
 const { seeds, named } = require("./seeds");
 
 describe("the schedules the fault harness found failing", function () {
   this.timeout(60000);
-  let server;
-  before(async function () {
-    await new Promise((resolve) => helper.startServer(resolve));
-    server = await startFuzzServer();
-  });
-  after(async function () {
-    await server?.close();
-    await new Promise((resolve) => helper.stopServer(resolve));
-  });
+  const env = withFuzzServer();
 
   for (const { item, property, seed, path, found } of seeds) {
     it(`keeps every invariant where item ${item} broke one (${property}, seed ${seed}, path ${path}): ${found}`, async function () {
-      const result = await runProperty(property, server, { numRuns: 1, seed, path });
+      const result = await runProperty(property, env.server, { numRuns: 1, seed, path });
       if (result.failure) throw new Error(result.failure);
     });
   }
 
   for (const [name, written] of Object.entries(named)) {
     it(`keeps every invariant over the written-out schedule "${name}": ${written.found}`, async function () {
-      await runSchedule(server, written, stepsOf(written));
+      await runSchedule(env.server, written, stepsOf(written));
     });
   }
 });

@@ -37,6 +37,10 @@ function judge(world, record, got) {
   const windowMs = FLUSH_S * 1000 + 1000 + (world.answerFaults > 0 ? SLOW_ANSWER_MS : 0);
   const inCrashWindow = (t) => kills.some((k) => t >= k - windowMs && t <= k + KILL_SLACK_MS);
   const stoppedAfter = (t) => world.lives.some((l) => l.endedAt !== undefined && l.endedAt >= t);
+  // A stop (SIGINT) ends the messages still in flight with the process, as the README says: a
+  // command whose POST was on its way when the stop came runs, and its message has no end.
+  const stops = world.lives.filter((l) => l.how === "SIGINT").map((l) => l.endedAt);
+  const inStopWindow = (t) => stops.some((s) => t >= s - windowMs && t <= s);
 
   // Each as {id, creationDate}: the server's time it executed the command.
   const commandsOf = (device, tag) =>
@@ -136,8 +140,9 @@ function judge(world, record, got) {
     if (ends === 0) {
       // A message whose command never reached the server may be dropped by a stop (it ends
       // with done() at close); one that the server executed must end, unless a crash came before
-      // its wait was flushed.
-      if (cmds.length > 0 && !inCrashWindow(cmds[0].creationDate))
+      // its wait was flushed or a stop while its POST was on its way.
+      const t = cmds[0]?.creationDate;
+      if (cmds.length > 0 && !inCrashWindow(t) && !inStopWindow(t))
         waiting.push(`${tag} (${input.kind} to ${device}): executed by ${device}, never ended`);
       if (cmds.length === 0 && !stoppedAfter(input.at))
         waiting.push(`${tag} (${input.kind} to ${device}): never sent, never ended`);

@@ -7,6 +7,7 @@
 const fc = require("fast-check");
 const { sleep } = require("../support/simulator");
 const { DEVICES } = require("./restart-world");
+const { Pause } = require("./pause");
 
 /** Restarts in one schedule: each is a Node-RED start (1-2 s on two cores). */
 const MAX_RESTARTS = 2;
@@ -69,21 +70,6 @@ class AnswerFault {
   }
   toString() {
     return this.kind === "late" ? "lateAnswer()" : "lostAnswer()";
-  }
-}
-
-class Pause {
-  constructor(ms) {
-    this.ms = ms;
-  }
-  check() {
-    return true;
-  }
-  async run() {
-    await sleep(this.ms);
-  }
-  toString() {
-    return `pause(${this.ms})`;
   }
 }
 

@@ -7,7 +7,7 @@ const fc = require("fast-check");
 const { helper, flowOf, load, unload, redeploy } = require("./flow");
 const { check } = require("./invariants");
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { Pause, sleep } = require("./pause");
 
 /** The request budget of the account: Timeout x (Retries + 1) (docs/reliability.md). */
 const budgetOf = (config) => config.account.timeout * (config.account.retries + 1);
@@ -245,21 +245,6 @@ class Other {
   }
   toString() {
     return `other(dev${this.device})`;
-  }
-}
-
-class Pause {
-  constructor(ms) {
-    this.ms = ms;
-  }
-  check() {
-    return true;
-  }
-  async run() {
-    await sleep(this.ms);
-  }
-  toString() {
-    return `pause(${this.ms})`;
   }
 }
 
