@@ -8,6 +8,7 @@ const { withFuzzServer } = require("./flow");
 const { runProperty } = require("./properties");
 const { endedOnce } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
+const { PLAIN } = require("./server");
 
 /** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
 const BUDGET = { await: 110, fleet: 50, watch: 40 };
@@ -30,16 +31,7 @@ describe("the fault harness: random schedules of inputs, deploys and server faul
     // remembered the earlier run's command 1 as another job's (seeds.js, path 47). A resumed
     // device whose own command was that id again did not adopt it, and sent it a second time.
     const drawn = {
-      behaviour: {
-        idShape: "short",
-        answerMs: 20,
-        marker: { nest: "cmd", refKey: "ref", ref: "string" },
-        foreign: false,
-        ignoresStart: false,
-        skewMs: 0,
-        deepMarkers: [],
-        slowMs: 0,
-      },
+      behaviour: { ...PLAIN, idShape: "short" },
       config: {
         account: { timeout: 300, retries: 0, rate: 0, concurrency: 2 },
         awaitTimeout: 300,

@@ -3,6 +3,7 @@
 // regressions.spec.js replays each as a named test. A seed and path name one schedule only while
 // the generators of properties.js stay as they are: a change to them re-draws these with --hunt.
 "use strict";
+const { PLAIN } = require("./server");
 
 /**
  * Schedules written out: the server's behaviour, the settings and the steps (a class of
@@ -16,16 +17,7 @@ const named = {
       "two identical fleet jobs, a full deploy at the first send of the second one while its " +
       "others wait in the account's rate limiter (5 requests/s): the resumed second job reports " +
       "devices complete with the first job's command ids",
-    behaviour: {
-      idShape: "hex",
-      answerMs: 30,
-      marker: { nest: "cmd", refKey: "ref", ref: "string" },
-      foreign: false,
-      ignoresStart: false,
-      skewMs: 0,
-      deepMarkers: [],
-      slowMs: 0,
-    },
+    behaviour: { ...PLAIN, answerMs: 30 },
     config: {
       account: { timeout: 400, retries: 1, rate: 5, concurrency: 4 },
       awaitTimeout: 500,
@@ -42,14 +34,10 @@ const named = {
       "which it stops: Node-RED drops it (README: a message already on its way). The harness took " +
       "the job for never ended; it now sees such drops through Node-RED's hooks (flow.js)",
     behaviour: {
+      ...PLAIN,
       idShape: "short",
       answerMs: 94,
       marker: { nest: "key", refKey: "commandId", ref: "absent" },
-      foreign: false,
-      ignoresStart: false,
-      skewMs: 0,
-      deepMarkers: [],
-      slowMs: 0,
     },
     config: {
       account: { timeout: 389, retries: 0, rate: 0, concurrency: 2 },
