@@ -1,18 +1,18 @@
 // The jobs of one edge-fleet-command node, saved as records the way the await node saves its
-// waits (lib/node-red/saved-records.ts): memory carries a job across a redeploy whatever the
-// settings, a persistent store across a restart, and a deploy that changes the Store property
-// moves the jobs to the new store. One context key per job.
+// waits (saved-records.ts): memory carries a job across a redeploy whatever the settings, a
+// persistent store across a restart, and a deploy that changes the Store property moves the jobs
+// to the new store. One context key per job.
 import type { Node, NodeMessageInFlow } from "node-red";
-import type { JobRecord } from "../lib/fleet/job";
-import { checkJobRecord } from "../lib/fleet/job";
-import { KeptRecords } from "../lib/node-red/kept-records";
-import type { NodeRecords } from "../lib/node-red/kept-records";
-import { SavedRecords } from "../lib/node-red/saved-records";
-import type { RecordKind } from "../lib/node-red/saved-records";
-import { parseMessage } from "../lib/node-red/saved-message";
-import { FLEET_COMMAND_RANGES } from "../lib/node-red/ranges";
-import type { Range } from "../lib/node-red/ranges";
-import { MAX_DEVICES } from "../lib/fleet/targets";
+import type { JobRecord } from "../fleet/job";
+import { checkJobRecord } from "../fleet/job";
+import { KeptRecords } from "./kept-records";
+import type { NodeRecords } from "./kept-records";
+import { SavedRecords } from "./saved-records";
+import type { RecordKind } from "./saved-records";
+import { parseMessage } from "./saved-message";
+import { FLEET_COMMAND_RANGES } from "../node-red/ranges";
+import type { Range } from "../node-red/ranges";
+import { MAX_DEVICES } from "../fleet/targets";
 
 /** A saved job that passed its check, with the message it resumes on. */
 interface Resumable {

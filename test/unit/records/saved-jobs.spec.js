@@ -1,11 +1,12 @@
-// The fleet node's saved jobs: the await node's saved records (lib/node-red/saved-records.ts) with
+// The fleet node's saved jobs: the await node's saved records (lib/records/saved-records.ts) with
 // the job's own check. What the records do is tested with the await node's waits
-// (test/unit/node-red/saved-waits.spec.js); here, that the fleet's jobs do the same, chiefly that a
+// (test/unit/records/saved-waits.spec.js); here, that the fleet's jobs do the same, chiefly that a
 // deploy changing the node's Store moves its jobs to the new store.
 "use strict";
 const assert = require("node:assert/strict");
 const { twoStores } = require("../../support/context-stores");
-const { JobStore, KeptJobs } = require("../../../dist/nodes/edge-fleet-command/saved-jobs.js");
+const { lib } = require("../../support/lib");
+const { JobStore, KeptJobs } = lib("records/saved-jobs");
 
 function job(name, startedAt = Date.now()) {
   return {
@@ -27,7 +28,7 @@ function job(name, startedAt = Date.now()) {
 
 const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
-describe("unit: edge-fleet-command/saved-jobs", function () {
+describe("unit: records/saved-jobs", function () {
   it("should move a running job to the new store when a deploy changes the Store, and leave none in the old one", async function () {
     const { node, stores } = twoStores();
     const kept = new KeptJobs();

@@ -4,8 +4,8 @@
 // when the node is removed, not when it is only redeployed (the node the deploy puts in its place
 // resumes them). One place, so that the two nodes cannot drift apart on these rules.
 import type { Node, NodeAPI, NodeMessageInFlow } from "node-red";
-import { onNextFlowsStarted } from "./flows-started";
-import type { Translate } from "./i18n";
+import { onNextFlowsStarted } from "../node-red/flows-started";
+import type { Translate } from "../node-red/i18n";
 import { isPersistentStore } from "./persistent-store";
 
 /** The store of a node's records (saved-records.ts) as far as its life needs it. */

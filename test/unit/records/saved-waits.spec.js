@@ -1,4 +1,4 @@
-// nodes/lib/node-red/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
+// nodes/lib/records/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
 // (what cannot be kept is named at once), read back with its Buffers, and the waits of a node kept
 // in memory (kept-waits.ts) and in its context store, and resumed from them each once. The store is
 // Node-RED's own memory context, through the test helper.
@@ -8,9 +8,9 @@ const { twoStores } = require("../../support/context-stores");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
-const { serializeMessage, parseMessage } = lib("node-red/saved-message");
-const { WaitStore } = lib("node-red/saved-waits");
-const { KeptWaits } = lib("node-red/kept-waits");
+const { serializeMessage, parseMessage } = lib("records/saved-message");
+const { WaitStore } = lib("records/saved-waits");
+const { KeptWaits } = lib("records/kept-waits");
 
 /** A wait as the await node saves it. */
 const wait = (extra = {}) => ({
@@ -25,7 +25,7 @@ const wait = (extra = {}) => ({
   ...extra,
 });
 
-describe("unit: node-red/saved-waits", function () {
+describe("unit: records/saved-waits", function () {
   describe("serializeMessage and parseMessage", function () {
     it("should keep a message as JSON and give it back with its Buffers", function () {
       const { json, dropped } = serializeMessage({
@@ -183,7 +183,7 @@ describe("unit: node-red/saved-waits", function () {
   });
 });
 
-describe("unit: node-red/saved-waits, with a context store that fails", function () {
+describe("unit: records/saved-waits, with a context store that fails", function () {
   /**
    * A node whose context answers as a context store plugin that fails does: an error in the
    * callback (or a throw, as Node-RED's own context does for a bad key).
@@ -278,7 +278,7 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   });
 });
 
-describe("unit: node-red/saved-waits, when a deploy changes the node's Store", function () {
+describe("unit: records/saved-waits, when a deploy changes the node's Store", function () {
   const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
   it("should move the pending waits to the new store and leave none in the old one", async function () {
