@@ -13,7 +13,7 @@ import { serializeMessage } from "../lib/records/saved-message";
 import { FleetJob, rememberJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
-import { countsOf } from "../lib/fleet/job";
+import { countsOf, progressCounts } from "../lib/fleet/counts";
 import type { DeviceRecord, JobRecord, JobSettings, QueuedPlan } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
 import { registerJob } from "../lib/account/jobs";
@@ -131,17 +131,9 @@ function planOfQueued(job: JobRecord): Plan {
 
 /** A running job as the sidebar lists it; computed only when an editor has the sidebar open. */
 function viewOf(job: JobRecord, restored: boolean): JobView {
-  const c = countsOf(job.devices);
   return {
     job: job.job,
-    total: c.total,
-    sent: c.sent,
-    complete: c.complete,
-    fault: c.fault,
-    timedOut: c.timedOut,
-    failed: c.failed,
-    notSent: c.notSent,
-    inFlight: c.inFlight,
+    ...progressCounts(countsOf(job.devices)),
     startedAt: job.startedAt,
     restored,
     state: job.stopped === undefined ? "running" : "stopping",
