@@ -1,6 +1,6 @@
 // What the editor dialogs of every edge node share, loaded once by each node's .html from this
-// package's resources/ folder: the registration every node shares (palette category, colour, icon,
-// the name and account properties), each dialog's form built from the rows its .html lists, number
+// package's resources/ folder: each dialog's form built from the rows its .html lists, what every
+// dialog does as it opens (prepare) and the label style and account of a new node, number
 // validators that say their range, short labels, the account picked for a new node, the device
 // and stream pickers, and the Elems editor. Ranges and defaults come from the runtime
 // (RED.settings.<type>Ranges, exported by registerType), never typed here.
@@ -12,7 +12,6 @@
   /** An id of the service: a type letter and 24 lowercase hex digits. */
   const ID = /^[a-z][0-9a-f]{24}$/;
   const LABEL_MAX = 24;
-  const COLOR = "#8FC7C1";
   const ACCOUNT = "edge-account";
 
   // The help shows examples (JSON, stream paths) too long for the sidebar; Node-RED keeps code on
@@ -630,61 +629,18 @@
       .join("\n");
   }
 
+  /** Each node's form rows, by type, as form() took them: what prepare() fills and watches. */
+  const rowsOf = {};
+
   /**
-   * Registers a node with what every edge node shares: the palette category, colour and icon, its
-   * palette label and label style, `name` (and for a flow node `account`, picked for a new node
-   * when the workspace has one) before its own properties, and its dialog built from `form`.
-   * Node-RED reads the dialog from the node's template element each time it opens one and fills
-   * and watches the inputs named after the properties before oneditprepare: the form is written
-   * into that element here, once, so every input is there before Node-RED looks for it.
+   * Writes a node's dialog, built from `rows` (formHtml), into its template element. Node-RED
+   * reads the dialog from that element each time it opens one and fills and watches the inputs
+   * named after the properties before oneditprepare: the form is written here, once, when the
+   * node's .html runs, so every input is there before Node-RED looks for it.
    */
-  function register(type, own) {
-    const n = namesOf(type);
-    const config = type === ACCOUNT;
-    const form = own.form;
-    const hasElems = form.some(function (row) {
-      return row.elems;
-    });
-    const definition = Object.assign(
-      {
-        category: "edge device",
-        color: COLOR,
-        icon: type + ".svg",
-        paletteLabel: function () {
-          return this._(type + ".paletteLabel");
-        },
-        labelStyle: labelStyle,
-      },
-      config ? {} : { onadd: pickOnlyAccount },
-      own,
-    );
-    delete definition.form;
-    definition.defaults = Object.assign(
-      { name: { value: "" } },
-      config ? {} : { account: { value: "", type: ACCOUNT, required: true } },
-      own.defaults,
-    );
-    definition.oneditprepare = function () {
-      numberHints(type, n.input.slice(0, -1));
-      form.forEach(function (row) {
-        if (row.picker)
-          picker("#" + n.input + row.field, row.picker[0], row.picker[1], !!row.lines);
-      });
-      if (own.defaults && own.defaults.store) storeSelect(this, type);
-      if (hasElems) this.finishElems = elemsEditor(this);
-      if (own.oneditprepare) own.oneditprepare.call(this);
-    };
-    if (hasElems) {
-      definition.oneditsave = function () {
-        this.finishElems(true);
-        delete this.finishElems;
-      };
-      definition.oneditcancel = function () {
-        this.finishElems(false);
-        delete this.finishElems;
-      };
-    }
-    const html = formHtml(type, form);
+  function form(type, rows) {
+    const html = formHtml(type, rows);
+    rowsOf[type] = rows;
     forms[type] = html;
     // The .html keeps the node's template element, empty, where Node-RED and a reader look for the
     // form. Node-RED appends a node set's elements before it runs its scripts, so the element is
@@ -696,16 +652,59 @@
         .appendTo("#red-ui-editor-node-configs");
     }
     template.first().text(html);
-    RED.nodes.registerType(type, definition);
+  }
+
+  /**
+   * The rows the await and fleet nodes end their dialogs with alike: how long to wait for a
+   * command's result and how often to read (`timeoutIcon` and `gap` as each dialog shows them),
+   * the store of the waits, the name and the tips on the outputs and the store.
+   */
+  function waitRows(timeoutIcon, gap) {
+    return [
+      { field: "timeout", icon: timeoutIcon, placeholder: true, width: "70%", gap: gap },
+      { field: "interval", icon: "refresh", width: "100px" },
+      { field: "store" },
+      { field: "name" },
+      { tips: "outputs" },
+      { tips: "store" },
+    ];
+  }
+
+  /**
+   * What every node's oneditprepare does first: number fields say their default and range, the
+   * pickers its form names, the store select, and the Elems editor (finished by finish()).
+   */
+  function prepare(node, type) {
+    const rows = rowsOf[type] || [];
+    const input = namesOf(type).input;
+    numberHints(type, input.slice(0, -1));
+    rows.forEach(function (row) {
+      if (row.picker) picker("#" + input + row.field, row.picker[0], row.picker[1], !!row.lines);
+      if (row.field === "store") storeSelect(node, type);
+      if (row.elems) node.finishElems = elemsEditor(node);
+    });
+  }
+
+  /** oneditsave (`save`) or oneditcancel of a node with Elems: reads and disposes its editor. */
+  function finish(node, save) {
+    if (!node.finishElems) return;
+    node.finishElems(save);
+    delete node.finishElems;
   }
 
   /** Each registered node's form, as its dialog is built from it. */
   const forms = {};
 
-  // What the nodes' .html files use; the rest is reached through register.
+  // What the nodes' .html files use: each registers its own type with RED.nodes.registerType (the
+  // Flow Library's scorecard reads that call), and takes what they share from here.
   window.EdgeEditor = {
-    register: register,
+    form: form,
+    waitRows: waitRows,
+    prepare: prepare,
+    finish: finish,
     forms: forms,
+    labelStyle: labelStyle,
+    pickOnlyAccount: pickOnlyAccount,
     integer: integer,
     oneOf: oneOf,
     elemsValidator: elemsValidator,

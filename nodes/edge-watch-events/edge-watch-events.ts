@@ -14,7 +14,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
-import { accountOf, healthOf } from "../lib/account/lookup";
+import { accountFault, accountOf, healthOf } from "../lib/account/lookup";
 import type { Position } from "../lib/events/position";
 import { checkSavedPosition } from "../lib/records/saved-position";
 import type { SavedPosition } from "../lib/records/saved-position";
@@ -35,7 +35,7 @@ import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";
 import { blank } from "../lib/node-red/config";
-import { accountStatus } from "../lib/node-red/status";
+import { accountFaultStatus, accountStatus } from "../lib/node-red/status";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -318,11 +318,16 @@ export = function (RED: NodeAPI): void {
           ? caught
           : new EdgeError("bad-config", { detail: String(caught) });
       this.error(errorText(t, err));
-      this.status({
-        fill: "red",
-        shape: "ring",
-        text: t("edge-watch-events.status.stopped", { reason: err.code }),
-      });
+      const fault = accountFault(RED, def.account);
+      this.status(
+        fault?.error === err
+          ? accountFaultStatus(t, fault)
+          : {
+              fill: "red",
+              shape: "ring",
+              text: t("edge-watch-events.status.stopped", { reason: err.code }),
+            },
+      );
       return;
     }
     const contextId = contextIdOf(this);

@@ -9,6 +9,8 @@ const { next, helper, withRedAndSimulator, caughtCode } = require("../support/re
 const { startFlow, awaitCommand } = require("../support/flow");
 const { SEED } = require("../support/seed");
 
+const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
+
 /** What `node` itself passed to one of its methods (the test helper spies on the prototype). */
 function callsOf(node, method) {
   return node[method]
@@ -152,5 +154,32 @@ describe("settings checked at deploy", function () {
     assert.deepEqual(callsOf(a1, "status").at(-1), red);
     assert.match(String(callsOf(get("a2"), "status").at(-1)?.text), /waiting/);
     assert.equal(helper.getNode("acc").services.poller.size, 1);
+  });
+
+  // An example imported as shipped has an account without its token (credentials are never
+  // exported): every node that uses it says so at deploy, not only once a message fails.
+  it("shows a red ring 'account has no token' under each node of an account without a token at deploy, and keeps it as a message fails with bad-config", async function () {
+    const noToken = { fill: "red", shape: "ring", text: "account has no token" };
+    const users = [
+      { id: "state", type: "edge-device-state", device: "lcd-board", mode: "get" },
+      { ...SEND, id: "send", elems: '{"/lcd/txt1": "hi"}' },
+      { id: "list", type: "edge-list-events", stream: "/demo/telemetry", mode: "page" },
+      { id: "await", type: "edge-await-command", inbox: "", timeout: "", outputs: 3 },
+      { id: "fleet", type: "edge-fleet-command", devices: "lcd-board", elems: "", outputs: 2 },
+      { id: "watch", type: "edge-watch-events", stream: "/demo/telemetry", start: "new" },
+    ];
+    await control(env.sim, "DELETE", "/requests");
+    const { get } = await startFlow(env.sim, users, {
+      credentials: { token: undefined },
+      extraTypes: [FLEET],
+    });
+    for (const { id } of users)
+      assert.deepEqual(callsOf(get(id), "status").at(-1), noToken, `the status of ${id}`);
+    get("state").receive({});
+    const caught = await next(get("caught"));
+    assert.equal(caughtCode(caught), "bad-config");
+    assert.match(caught.error.message, /the token is empty/);
+    assert.deepEqual(callsOf(get("state"), "status").at(-1), noToken);
+    assert.equal((await control(env.sim, "GET", "/requests")).json.length, 0, "a request");
   });
 });

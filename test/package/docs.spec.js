@@ -136,6 +136,32 @@ describe("the README and the docs", function () {
     }
   });
 
+  it("should name every field of the fleet node's report in docs/nodes.md", function () {
+    const { reportOf } = require("../../dist/nodes/lib/fleet/report.js");
+    // A job's record as the node keeps it, with a device that has every field a report can give.
+    const device = {
+      device: "unit-001",
+      state: "ended",
+      outcome: "failed",
+      commandId: "c1",
+      elapsed: 12,
+      error: "send-uncertain",
+      message: "a sentence",
+      mayHaveBeenSent: true,
+    };
+    const record = { v: 1, job: "j", startedAt: 1, settings: {}, devices: [device], msg: "" };
+    const report = reportOf(record, { restored: false, dryRun: false, endedAt: 2 });
+    const text = fs.readFileSync(path.join(ROOT, "docs", "nodes.md"), "utf8");
+    const section = /^## edge-fleet-command\n([\s\S]*?)^Output 2/m.exec(text)?.[1];
+    assert.ok(section, "no report in the edge-fleet-command section");
+    const named = new Set([...section.matchAll(/`(\w+)`/g)].map((m) => m[1]));
+    const fields = [...Object.keys(report), ...Object.keys(report.devices[0])];
+    assert.deepEqual(
+      fields.filter((f) => !named.has(f)),
+      [],
+    );
+  });
+
   it("should name no file that is not in the repository, in any comment or text", function () {
     // A path into one of the repository's folders must exist (or be a build or run output that
     // git ignores); the changelog tells history and may name what is gone. Nothing may point at

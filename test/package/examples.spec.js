@@ -7,7 +7,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { CORE_FILES, exampleRuns, run } = require("../support/example-runs");
 const { control } = require("../support/simulator");
-const { withRedAndSimulator } = require("../support/red");
+const { helper, withRedAndSimulator } = require("../support/red");
 const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
 
 const EXAMPLES = path.join(__dirname, "..", "..", "examples");
@@ -119,6 +119,20 @@ describe("examples", function () {
       }
     });
 
+    it("should show an error's sentence itself in the debug node after each Catch node, not the whole msg", function () {
+      for (const { file, flow } of readExamples()) {
+        const caught = new Set(
+          flow.filter((n) => n.type === "catch").flatMap((n) => n.wires.flat()),
+        );
+        for (const n of flow.filter((x) => caught.has(x.id) && x.type === "debug"))
+          assert.deepEqual(
+            { complete: n.complete, targetType: n.targetType },
+            { complete: "error.message", targetType: "msg" },
+            `${file}: debug "${n.name}"`,
+          );
+      }
+    });
+
     it("should place no node over another, comments included", function () {
       // Node-RED draws a node about 30 px high and at least 100 px wide, wider by its label
       // (about 7 px a character plus the icon); a comment is its label alone.
@@ -188,6 +202,35 @@ describe("examples", function () {
 
   describe("run against the simulator", function () {
     exampleRuns(example);
+  });
+
+  describe("an error as the debug sidebar shows it", function () {
+    const env = withRedAndSimulator();
+
+    it("should show the error's sentence in the debug sidebar, one line with nothing to expand", async function () {
+      const shown = [];
+      const onComms = (event) => {
+        if (event.topic === "debug" && event.data.name === "error") shown.push(event.data);
+      };
+      helper._events.on("comms", onComms);
+      try {
+        // A token the server refuses: every button of the example ends at its Catch node.
+        const wrong = { ...env.sim, token: "not-the-demo-token" };
+        const { inject, debugged } = await run(
+          example("01-device-state-read-replace-merge.json"),
+          wrong,
+        );
+        inject("read");
+        const [caught] = await debugged("error");
+        assert.match(caught.error.message, /^The server refused the credentials \(HTTP 401\)/);
+        assert.equal(shown.length, 1);
+        assert.equal(shown[0].msg, caught.error.message);
+        assert.match(shown[0].format, /^string/);
+        assert.equal(shown[0].property, "error.message");
+      } finally {
+        helper._events.off("comms", onComms);
+      }
+    });
   });
 
   describe("run against the simulator's demo fleet", function () {

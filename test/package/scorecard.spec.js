@@ -6,18 +6,23 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { execFile } = require("node:child_process");
+const fs = require("node:fs");
 const path = require("node:path");
+const { tempDir } = require("../support/temp.js");
 
 const ROOT = path.join(__dirname, "..", "..");
 const SHIM = path.join(__dirname, "../support", "offline-catalogue.js");
 const CLI = path.join(ROOT, "node_modules", ".bin", "node-red-dev");
 const ALLOWED = [/^D03 undici is not at latest version\b/];
+const NODES = require("../../package.json")["node-red"].nodes;
 
+/** The output of `node-red-dev validate`, and the scorecard it writes (its -o file). */
 function validate() {
+  const card = path.join(tempDir("scorecard-"), "scorecard.json");
   return new Promise((resolve) => {
     execFile(
       CLI,
-      ["validate", "-p", ROOT],
+      ["validate", "-p", ROOT, "-o", card],
       {
         cwd: ROOT,
         encoding: "utf8",
@@ -28,7 +33,12 @@ function validate() {
           FORCE_COLOR: "0",
         },
       },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, out: stdout + stderr }),
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (err.code ?? 1) : 0,
+          out: stdout + stderr,
+          card: fs.existsSync(card) ? JSON.parse(fs.readFileSync(card, "utf8")) : {},
+        }),
     );
   });
 }
@@ -79,5 +89,19 @@ describe("Flow Library scorecard (node-red-dev validate)", function () {
     ])
       assert.match(result.out, check);
     assert.doesNotMatch(result.out, /No examples found/);
+  });
+
+  // A node whose .html does not call RED.nodes.registerType("<type>", { … }) itself is only a
+  // line "Unable to parse <file>", with no ✅ or ❌, and is left out of every node check.
+  it("should read the registration of every node in its .html", function () {
+    const unread = result.out.split("\n").filter((line) => /Unable to parse/.test(line));
+    assert.deepEqual(unread, [], result.out);
+  });
+
+  it("should list every node but the account, a config node, under N02 (examples found)", function () {
+    const flowNodes = Object.keys(NODES).filter((type) => type !== "edge-account");
+    assert.equal(flowNodes.length, 6);
+    assert.equal(result.card.N02?.test, true, JSON.stringify(result.card));
+    assert.deepEqual([...result.card.N02.nodes].sort(), flowNodes.sort());
   });
 });

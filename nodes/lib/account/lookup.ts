@@ -20,6 +20,31 @@ function accountNode(RED: NodeAPI, accountId: string | undefined): AccountNode |
   return accountId ? (RED.nodes.getNode(accountId) as AccountNode | null) : null;
 }
 
+/** Why the node's account cannot be used, found when the node starts (accountFault). */
+export interface AccountFault {
+  /** The error every message of the node fails with. */
+  error: EdgeError;
+  /** The account has no token: an example imported as it is shipped, without credentials. */
+  noToken: boolean;
+}
+
+/**
+ * What makes the node's existing account unusable, or undefined when it works (or is not set:
+ * the editor marks that node). The account is a config node, with no status of its own on the
+ * canvas: each node that uses it shows this, at deploy, rather than nothing until a message fails.
+ */
+export function accountFault(
+  RED: NodeAPI,
+  accountId: string | undefined,
+): AccountFault | undefined {
+  const account = accountNode(RED, accountId);
+  if (!account || account.services) return undefined;
+  return {
+    error: account.configError ?? new EdgeError("no-account"),
+    noToken: !account.credentials.token?.trim(),
+  };
+}
+
 /** The services of the node's account, or the error to report for this message. */
 export function accountOf(RED: NodeAPI, accountId: string | undefined): AccountServices {
   const account = accountNode(RED, accountId);

@@ -11,8 +11,8 @@ import type { CallOptions } from "../api/client";
 import { errorText, translator } from "./i18n";
 import { Intake } from "./intake";
 import type { IntakeLimit } from "./intake";
-import { StatusThrottle, accountStatus, clip, errorStatus } from "./status";
-import { healthOf } from "../account/lookup";
+import { StatusThrottle, accountFaultStatus, accountStatus, clip, errorStatus } from "./status";
+import { accountFault, healthOf } from "../account/lookup";
 import type { StatusSource } from "./status";
 import type { Translate } from "./i18n";
 import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyable";
@@ -161,6 +161,9 @@ export function handleInput(
 
   const shown = new StatusThrottle(node);
   const { invalid } = options;
+  // An account that cannot work (one without a token, say) fails every message with its error:
+  // said at deploy under the node, as the node's own invalid settings are, and kept as they fail.
+  const fault = invalid ? undefined : accountFault(RED, options.account);
   // A node that refuses everything shows why and nothing else, not the account's passing states.
   const unwatch = invalid
     ? undefined
@@ -231,7 +234,11 @@ export function handleInput(
       const removed = fitForCatch(msg);
       if (err.status !== undefined) msg.statusCode = err.status;
       msg.edgeError = removed.length > 0 ? { ...err.toJSON(), removed } : err.toJSON();
-      show({ fill: "red", shape: "ring", text: errorStatus(t, err) });
+      show(
+        fault?.error === err
+          ? accountFaultStatus(t, fault)
+          : { fill: "red", shape: "ring", text: errorStatus(t, err) },
+      );
     } catch {
       // The error still ends the message below.
     }
@@ -342,6 +349,8 @@ export function handleInput(
     invalid.message = errorText(t, invalid);
     node.error(invalid.message);
     shown.now({ fill: "red", shape: "ring", text: errorStatus(t, invalid) });
+  } else if (fault) {
+    shown.now(accountFaultStatus(t, fault));
   }
   node.on("input", (msg, send, done) => {
     pending++;

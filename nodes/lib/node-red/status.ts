@@ -4,6 +4,7 @@
 // matters on its own (the node falls idle, a command started, a retry) is shown at once.
 import type { Node, NodeStatus } from "node-red";
 import type { AccountState } from "../account/health";
+import type { AccountFault } from "../account/lookup";
 import { EdgeError } from "../api/errors";
 import type { Translate } from "./i18n";
 
@@ -36,6 +37,12 @@ export function errorStatus(t: Translate, err: Error): string {
   if (text === key) return clip(err.message);
   // A long `what` (a nested Elems path, say) would push the words past the limit.
   return text.length > MAX_STATUS_CHARS ? t("edge.short.invalid-input") : text;
+}
+
+/** An unusable account (lookup.ts) as the red status of a node that uses it. */
+export function accountFaultStatus(t: Translate, fault: AccountFault): NodeStatus {
+  const text = fault.noToken ? t("edge.status.noToken") : errorStatus(t, fault.error);
+  return { fill: "red", shape: "ring", text };
 }
 
 /** The last account state made a status, and that status (accountStatus). */
