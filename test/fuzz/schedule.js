@@ -16,6 +16,15 @@ const WATCH_MIN_MS = 700;
 /** Time a deploy may take on a busy machine: slack added to every bound, not a speed claim. */
 const SLACK_MS = 1500;
 /**
+ * How much longer than its bound a message may take to end before the harness calls it lost. The
+ * bounds are the documented ones; on a shared two-CPU machine at a load of 20, timers fire seconds
+ * late and a full deploy takes seconds, so a message that ends after its bound there has not been
+ * lost (seed 801 path 27 ended 2-3 s late at that load, every time, and on time when idle). Speed
+ * is the bench's to show, never a test's to assert; a settle stops as soon as every message ended,
+ * so the grace costs nothing when they do.
+ */
+const GRACE_MS = 10000;
+/**
  * An await's longest end (docs/await.md, Timeouts): the send's budget, the await's Timeout, then
  * its final read and at most three more, an Interval apart (a poll is one attempt, no retries).
  */
@@ -298,7 +307,10 @@ async function probe(ctx) {
     bound: Date.now() + bound,
     n: give(ctx, id, input, msg).n,
   }));
-  await settle(() => given.every((g) => endedAt(ctx, g.n)), Math.max(...given.map((g) => g.bound)));
+  await settle(
+    () => given.every((g) => endedAt(ctx, g.n)),
+    Math.max(...given.map((g) => g.bound)) + GRACE_MS,
+  );
   for (const g of given) ctx.rec.probes.push({ what: g.what, ended: endedAt(ctx, g.n) });
 }
 
@@ -353,7 +365,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     }
     clearInterval(writer);
     const last = Math.max(0, ...rec.inputs.map((i) => i.bound));
-    await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last);
+    await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last + GRACE_MS);
     if (config.watch) {
       const ids = server.log.telemetry.map((e) => String(e.id));
       // Done when every event from the first delivered on has come (nothing at all: the bound).
