@@ -164,7 +164,7 @@ describe("the README's install and try-it commands", function () {
     if (!fs.existsSync(path.join(dir, "node_modules"))) this.skip(); // the install above failed
     const [block] = shellBlocks("Try it");
     const command = block.split("\n")[0].replace(/#.*$/, "").trim();
-    assert.equal(command, "npx --no -- edgewire-sim");
+    assert.equal(command, "npx --no -- edgewire-sim --demo");
     // Its own process group, as a terminal gives a command: Ctrl-C signals the whole group (npx
     // and the simulator it started), and so does the clean-up, so nothing outlives the test.
     const child = spawn("bash", ["-c", `exec ${command} --port 0`], {
