@@ -1107,9 +1107,11 @@ describe("the editor in a browser", function () {
       const box = page.locator(
         `#red-ui-clipboard-dialog-import-conflicts-list input[type="checkbox"][data-node-id="${accountId}"]`,
       );
-      // The first box says whether to import the node, the second whether to replace it.
+      // The first box says whether to import the node, the second whether to replace it. The
+      // README says to leave the account as Node-RED shows it, unticked: ticked, it would come in
+      // as a copy with a new id and no token.
       await box.first().waitFor({ state: "attached" });
-      await box.first().uncheck({ force: true });
+      assert.equal(await box.first().isChecked(), false, "the existing account is offered ticked");
       await page.locator("#red-ui-clipboard-dialog-import-conflict").click();
     }
     await page.waitForFunction((id) => !!RED.nodes.workspace(id), tab);
