@@ -1020,6 +1020,24 @@ describe("the editor in a browser", function () {
     await closeEditor();
   });
 
+  it("should show the edge devices tab from menu > View, as the README and the help say", async function () {
+    await showSidebar("info");
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-view-menu").hover();
+    const item = page.locator("#menu-item-view-menu-edge-devices");
+    assert.equal(
+      (await item.innerText()).trim(),
+      catalog("edge-account")["edge-account"].sidebar.title,
+    );
+    await item.click();
+    await page.waitForSelector("#red-ui-sidebar-content .edge-sidebar", { state: "visible" });
+    // Its icon is the chip the help names.
+    assert.equal(
+      await page.evaluate(() => document.querySelectorAll('[class*="fa-microchip"]').length > 0),
+      true,
+    );
+  });
+
   it("should show a command's completion and the device's inbox in the debug sidebar", async function () {
     await page.locator("#red-ui-sidebar-debug-clear").click();
     await clickInject("set LCD text");

@@ -183,6 +183,43 @@ describe("the README and the docs", function () {
     );
   });
 
+  it("should say where the edge devices tab is, in the README and the help of each node it shows", function () {
+    // Node-RED lists every sidebar tab under menu > View by the name the tab gives it (its
+    // catalog's sidebar.title), in Node-RED 4 and 5 alike; test/package/browser.spec.js opens it so.
+    const editor = path.dirname(require.resolve("@node-red/editor-client/package.json"));
+    const where = (lang) => {
+      const view = JSON.parse(
+        fs.readFileSync(path.join(editor, "locales", lang, "editor.json"), "utf8"),
+      ).menu.label.view.view;
+      const tab = JSON.parse(
+        fs.readFileSync(path.join(ROOT, "locales", lang, "edge-account.json"), "utf8"),
+      )["edge-account"].sidebar.title;
+      return { view, tab };
+    };
+    const en = where("en-US");
+    assert.ok(
+      fs.readFileSync(README, "utf8").includes(`(menu > ${en.view} > ${en.tab}, or its chip icon)`),
+      "the README does not say where the tab is",
+    );
+    const missing = [];
+    for (const lang of ["en-US", "de"]) {
+      const { view, tab } = where(lang);
+      for (const type of [
+        "edge-account",
+        "edge-await-command",
+        "edge-watch-events",
+        "edge-fleet-command",
+      ]) {
+        const help = fs
+          .readFileSync(path.join(ROOT, "locales", lang, `${type}.html`), "utf8")
+          .replace(/\s+/g, " ");
+        if (!help.includes(`&gt; ${view} &gt; <i>${tab}</i>`) || !help.includes("fa-microchip"))
+          missing.push(`${lang}/${type}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
   // The checker itself, on cases a broken one would get wrong.
   it("should tell a broken link from a good one", function () {
     assert.equal(brokenLink(README, "docs/reliability.md"), null);
