@@ -1036,6 +1036,7 @@ describe("the editor in a browser", function () {
       await page.evaluate(() => document.querySelectorAll('[class*="fa-microchip"]').length > 0),
       true,
     );
+    await showSidebar("debug");
   });
 
   it("should show a command's completion and the device's inbox in the debug sidebar", async function () {
