@@ -1,9 +1,9 @@
 // The editor in a real browser (Debian's chromium through playwright-core), against what
 // `npm start` runs: the palette, every edit dialog with its fields and help, an account created
 // through its dialog, a deploy, and a click on an example's inject button answered by the
-// simulator in the debug sidebar. The screenshots in docs/screenshots/ are made here: with
-// UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
-// run leaves the tree as it found it.
+// simulator in the debug sidebar. It takes its pictures into a temporary folder, so that a test
+// run leaves the tree as it found it; `npm run screenshots` (scripts/screenshots.js) retakes the
+// ones in docs/screenshots/.
 "use strict";
 /* global document, getComputedStyle, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
@@ -14,10 +14,7 @@ const { tempDir } = require("../support/temp");
 const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
-const SHOTS =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? path.join(ROOT, "docs", "screenshots")
-    : tempDir("edgewire-screenshots-");
+const SHOTS = tempDir("edgewire-screenshots-");
 const MODULE = require("../../package.json").name;
 const FLOW_TYPES = [
   "edge-device-state",
