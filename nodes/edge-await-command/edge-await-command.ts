@@ -15,12 +15,10 @@ import type { CommandRef } from "../lib/commands/command-ref";
 import { dateOf, sinceOf } from "../lib/commands/command-time";
 import { sentCommands } from "../lib/commands/sent-commands";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
-import { contextIdOf } from "../lib/node-red/context-id";
-import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
-import { KeptWaits } from "../lib/node-red/kept-waits";
-import { serializeMessage } from "../lib/node-red/saved-message";
-import { WaitStore } from "../lib/node-red/saved-waits";
-import type { Restorable } from "../lib/node-red/saved-waits";
+import { RecordsOfType } from "../lib/records/saved-lifecycle";
+import { serializeMessage } from "../lib/records/saved-message";
+import { WAITS } from "../lib/records/saved-waits";
+import type { Restorable } from "../lib/records/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
@@ -86,11 +84,7 @@ function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; sinc
 }
 
 export = function (RED: NodeAPI): void {
-  // Per registration of the type, which Node-RED makes once per process: a test helper's fresh
-  // runtime starts with none.
-  const kept = new KeptWaits();
-  /** The nodes already told that a restart loses their waits: once each, not at every deploy. */
-  const toldVolatile = new Set<string>();
+  const waits = new RecordsOfType(RED, "edge-await-command", WAITS);
 
   function EdgeAwaitCommandNode(this: Node, def: AwaitCommandDef) {
     RED.nodes.createNode(this, def);
@@ -103,7 +97,6 @@ export = function (RED: NodeAPI): void {
     let overrunWarned = false;
     /** Saved waits being restored, by the message they restore. */
     const restoring = new WeakMap<object, Restorable>();
-    const contextId = contextIdOf(this);
 
     const observer: InboxObserver = {
       onReadState(err) {
@@ -127,10 +120,8 @@ export = function (RED: NodeAPI): void {
         warn(t("edge-await-command.warn.overrun"));
       },
     };
-    const store = blank(def.store) ? undefined : String(def.store).trim();
-    const saved = new WaitStore(this, store, kept.of(contextId), (err) => {
-      warn(t("edge-await-command.warn.store", { detail: String(err) }));
-    });
+    const records = waits.of(this, def.store, t);
+    const { saved } = records;
     const shared: AwaitShared = {
       t,
       observer,
@@ -153,18 +144,7 @@ export = function (RED: NodeAPI): void {
 
     // Registered before handleInput's own close listener, so it runs first: the waits that the
     // handler then cancels know the node is closing and stay saved.
-    keepSavedRecords({
-      RED,
-      node: this,
-      type: "edge-await-command",
-      t,
-      store,
-      saved,
-      contextId,
-      told: toldVolatile,
-      forget: () => {
-        kept.forget(contextId);
-      },
+    records.keep({
       closing: () => {
         shared.closing = true;
         unlist();

@@ -10,7 +10,7 @@ import type { CommandWaitOptions, WaitOutcome } from "../lib/commands/command-wa
 import type { CommandRef } from "../lib/commands/command-ref";
 import type { InboxPoller } from "../lib/commands/inbox-poller";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
-import type { WaitStore } from "../lib/node-red/saved-waits";
+import type { WaitStore } from "../lib/records/saved-waits";
 import type { InputContext, Result } from "../lib/node-red/handler";
 import type { Translate } from "../lib/node-red/i18n";
 

@@ -9,11 +9,11 @@ import { randomUUID } from "node:crypto";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import { EdgeError } from "../lib/api/errors";
 import { accountOf } from "../lib/account/lookup";
-import { serializeMessage } from "../lib/node-red/saved-message";
+import { serializeMessage } from "../lib/records/saved-message";
 import { FleetJob, rememberJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
-import { countsOf } from "../lib/fleet/job";
+import { countsOf, progressCounts } from "../lib/fleet/counts";
 import type { DeviceRecord, JobRecord, JobSettings, QueuedPlan } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
 import { registerJob } from "../lib/account/jobs";
@@ -21,9 +21,8 @@ import type { JobView } from "../lib/account/jobs";
 import { checkDeviceList, parseDeviceText, resolveTargets } from "../lib/fleet/targets";
 import { Turns } from "../lib/fleet/turns";
 import { blank, configError } from "../lib/node-red/config";
-import { contextIdOf } from "../lib/node-red/context-id";
 import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
-import { keepSavedRecords } from "../lib/node-red/saved-lifecycle";
+import { RecordsOfType } from "../lib/records/saved-lifecycle";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, Result } from "../lib/node-red/handler";
 import { errorText, translator } from "../lib/node-red/i18n";
@@ -37,7 +36,7 @@ import type { Range } from "../lib/node-red/ranges";
 import { checkTemplate, render } from "../lib/node-red/render";
 import { clip } from "../lib/node-red/status";
 import { checkInteger } from "../lib/node-red/validate";
-import { JobStore, KeptJobs } from "./saved-jobs";
+import { JOBS } from "../lib/records/saved-jobs";
 
 interface FleetCommandDef extends NodeDef {
   account: string;
@@ -131,17 +130,9 @@ function planOfQueued(job: JobRecord): Plan {
 
 /** A running job as the sidebar lists it; computed only when an editor has the sidebar open. */
 function viewOf(job: JobRecord, restored: boolean): JobView {
-  const c = countsOf(job.devices);
   return {
     job: job.job,
-    total: c.total,
-    sent: c.sent,
-    complete: c.complete,
-    fault: c.fault,
-    timedOut: c.timedOut,
-    failed: c.failed,
-    notSent: c.notSent,
-    inFlight: c.inFlight,
+    ...progressCounts(countsOf(job.devices)),
     startedAt: job.startedAt,
     restored,
     state: job.stopped === undefined ? "running" : "stopping",
@@ -165,21 +156,15 @@ function progressText(t: Translate, job: JobRecord): string {
 }
 
 export = function (RED: NodeAPI): void {
-  // Per registration of the type, which Node-RED makes once per process.
-  const kept = new KeptJobs();
-  /** The nodes already told that a restart loses their jobs: once each, not at every deploy. */
-  const toldVolatile = new Set<string>();
+  const jobs = new RecordsOfType(RED, "edge-fleet-command", JOBS);
 
   function EdgeFleetCommandNode(this: Node, def: FleetCommandDef) {
     RED.nodes.createNode(this, def);
     const warn = this.warn.bind(this);
     const receive = this.receive.bind(this);
     const t = translator(RED, "edge-fleet-command");
-    const contextId = contextIdOf(this);
-    const store = blank(def.store) ? undefined : String(def.store).trim();
-    const saved = new JobStore(this, store, kept.of(contextId), (err) => {
-      warn(t("edge-fleet-command.warn.store", { detail: String(err) }));
-    });
+    const records = jobs.of(this, def.store, t);
+    const { saved } = records;
     const turns = new Turns(MAX_QUEUED);
     /** The saved records of the jobs waiting for their turn, by key. */
     const waiting = new Map<string, JobRecord>();
@@ -215,18 +200,7 @@ export = function (RED: NodeAPI): void {
 
     // Registered before handleInput's own close listener, so it runs first: the job that the
     // handler then aborts knows the node is closing and stays saved.
-    keepSavedRecords({
-      RED,
-      node: this,
-      type: "edge-fleet-command",
-      t,
-      store,
-      saved,
-      contextId,
-      told: toldVolatile,
-      forget: () => {
-        kept.forget(contextId);
-      },
+    records.keep({
       closing: (removed) => {
         closing = true;
         unlistJob();

@@ -4,7 +4,7 @@
 // needs to find the command's markers.
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { accountOf, intakeOf } from "../lib/account/lookup";
-import { contextIdOf } from "../lib/node-red/context-id";
+import { contextIdOf } from "../lib/records/context-id";
 import { onNextFlowsStarted } from "../lib/node-red/flows-started";
 import { handleInput } from "../lib/node-red/handler";
 import type { CarriedOutcome } from "../lib/node-red/handler";

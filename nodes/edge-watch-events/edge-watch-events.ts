@@ -16,8 +16,8 @@ import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { accountOf, healthOf } from "../lib/account/lookup";
 import type { Position } from "../lib/events/position";
-import { checkSavedPosition } from "../lib/events/saved-position";
-import type { SavedPosition } from "../lib/events/saved-position";
+import { checkSavedPosition } from "../lib/records/saved-position";
+import type { SavedPosition } from "../lib/records/saved-position";
 import type {
   ReadResult,
   StartFrom,
@@ -28,9 +28,9 @@ import type {
 import { errorText, translator } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { checkInteger } from "../lib/node-red/validate";
-import { contextIdOf } from "../lib/node-red/context-id";
+import { contextIdOf } from "../lib/records/context-id";
 import { deployingOf } from "../lib/node-red/deploying";
-import { isPersistentStore } from "../lib/node-red/persistent-store";
+import { isPersistentStore } from "../lib/records/persistent-store";
 import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";

@@ -1,9 +1,9 @@
 // The imports of the TypeScript sources, read as the compiler reads them (`import`, `import type`,
-// `export ... from`, `require`). Imports run one way: no file of nodes/ or simulator/ reaches itself
-// through its imports (a circle means none of its files can be read, tested or replaced alone), the
-// domain folders nodes/lib/{api,commands,device,events,fleet} import nothing of Node-RED, of its glue
-// (lib/node-red) or of the account (lib/account), so the round trip runs without Node-RED, and
-// nothing in nodes/lib imports a node's own folder.
+// `export ... from`, `require`). Imports run one way: no file of nodes/ or simulator/ reaches
+// itself through its imports (a circle means none of its files can be read, tested or replaced
+// alone), the domain folders nodes/lib/{api,commands,device,events,fleet} import nothing of
+// Node-RED, of its glue (lib/node-red, lib/records) or of the account (lib/account), so the round
+// trip runs without Node-RED, and nothing in nodes/lib imports a node's own folder.
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");

@@ -1,6 +1,6 @@
 // A node context with two stores, as Node-RED's with contextStorage `a` and `b`: for the unit
 // specs of saved records (waits, fleet jobs) that move between stores when a deploy changes a
-// node's Store. Only the callback forms that lib/node-red/saved-records.ts uses.
+// node's Store. Only the callback forms that lib/records/saved-records.ts uses.
 "use strict";
 
 /** Returns {node, stores}: `node.context()` over the two Maps in `stores.a` and `stores.b`. */

@@ -2,24 +2,13 @@
 // node registers a function that describes its job as it stands (or says there is none); it is
 // called only while an editor has the sidebar open, a few times a second, so a job in progress does
 // no work here. At most MAX_JOBS rows are listed, the oldest jobs first; the others are counted.
+import { progressCounts } from "../fleet/counts";
+import type { ProgressCounts } from "../fleet/counts";
 
-/** A fleet job as the sidebar shows it: its progress, counted per outcome. */
-export interface JobView {
+/** A fleet job as the sidebar shows it: its progress, counted per outcome (lib/fleet/counts.ts). */
+export interface JobView extends ProgressCounts {
   /** The job's name, as the node or msg gave it. */
   job: string;
-  /** Devices the job is for. */
-  total: number;
-  /** Commands sent so far. */
-  sent: number;
-  complete: number;
-  fault: number;
-  timedOut: number;
-  /** Commands the server refused or that could not be sent. */
-  failed: number;
-  /** Devices not sent to (yet, or at all when the job stops). */
-  notSent: number;
-  /** Sent and not ended yet. */
-  inFlight: number;
   /** Date.now() of the job's start (earlier than now when restored). */
   startedAt: number;
   /** Resumed after a restart or a redeploy. */
@@ -72,14 +61,7 @@ export function jobsOf(accountId: string, redact: (text: string) => string): Job
     rows.push({
       job: redact(view.job),
       node: source.nodeId,
-      total: view.total,
-      sent: view.sent,
-      complete: view.complete,
-      fault: view.fault,
-      timedOut: view.timedOut,
-      failed: view.failed,
-      notSent: view.notSent,
-      inFlight: view.inFlight,
+      ...progressCounts(view),
       startedAt: view.startedAt,
       restored: view.restored,
       state: view.state,

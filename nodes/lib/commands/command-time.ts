@@ -1,6 +1,6 @@
 // From when a wait looks for its command's markers (`since`, server time), and which such times a
 // wait may have: one rule for the await node, which makes a wait from msg.command, and for the
-// check of a saved wait read back (node-red/saved-wait-check.ts). Two rules drifted apart once: a
+// check of a saved wait read back (records/saved-wait-check.ts). Two rules drifted apart once: a
 // hand-built msg.command without a date was taken at input and dropped at the next deploy, its
 // message never ending (issue 28).
 

@@ -91,66 +91,6 @@ export function isFailure(outcome: Outcome | undefined): boolean {
   return outcome === "fault" || outcome === "timed-out" || outcome === "failed";
 }
 
-export interface Counts {
-  total: number;
-  sent: number;
-  complete: number;
-  fault: number;
-  timedOut: number;
-  failed: number;
-  notSent: number;
-  inFlight: number;
-  /** Not started yet. */
-  pending: number;
-}
-
-/** One pass over the devices: for the report, the status and the sidebar. */
-export function countsOf(devices: readonly DeviceRecord[]): Counts {
-  const c: Counts = {
-    total: devices.length,
-    sent: 0,
-    complete: 0,
-    fault: 0,
-    timedOut: 0,
-    failed: 0,
-    notSent: 0,
-    inFlight: 0,
-    pending: 0,
-  };
-  for (const d of devices) {
-    // Sent: the server took the command (awaited now, or ended with a result or none in time).
-    if (
-      d.state === "sent" ||
-      d.outcome === "complete" ||
-      d.outcome === "fault" ||
-      d.outcome === "timed-out"
-    )
-      c.sent++;
-    if (d.state === "sending" || d.state === "sent") c.inFlight++;
-    else if (d.state === "pending") c.pending++;
-    switch (d.outcome) {
-      case "complete":
-        c.complete++;
-        break;
-      case "fault":
-        c.fault++;
-        break;
-      case "timed-out":
-        c.timedOut++;
-        break;
-      case "failed":
-        c.failed++;
-        break;
-      case "not-sent":
-        c.notSent++;
-        break;
-      default:
-        break;
-    }
-  }
-  return c;
-}
-
 const STATES: ReadonlySet<string> = new Set(["pending", "sending", "sent", "ended"]);
 const OUTCOMES: ReadonlySet<string> = new Set([
   "complete",

@@ -1,6 +1,7 @@
 // What a fleet job tells when it ends: the report on output 1, one entry per device.
+import { countsOf, outcomeCounts } from "./counts";
+import type { OutcomeCounts } from "./counts";
 import type { Outcome, JobRecord } from "./job";
-import { countsOf } from "./job";
 
 export interface DeviceReport {
   device: string;
@@ -18,14 +19,9 @@ export interface DeviceReport {
   mayHaveBeenSent?: true;
 }
 
-export interface Report {
+/** The job, its devices counted per outcome, how and when it ended, and each device. */
+export interface Report extends OutcomeCounts {
   job: string;
-  total: number;
-  complete: number;
-  fault: number;
-  timedOut: number;
-  failed: number;
-  notSent: number;
   /** The stop rule (Max failures) stopped the rollout. */
   aborted: boolean;
   /** msg.cancel stopped the rollout. */
@@ -42,15 +38,9 @@ export function reportOf(
   job: JobRecord,
   opts: { restored: boolean; dryRun: boolean; endedAt: number },
 ): Report {
-  const c = countsOf(job.devices);
   return {
     job: job.job,
-    total: c.total,
-    complete: c.complete,
-    fault: c.fault,
-    timedOut: c.timedOut,
-    failed: c.failed,
-    notSent: c.notSent,
+    ...outcomeCounts(countsOf(job.devices)),
     aborted: job.stopped === "aborted",
     cancelled: job.stopped === "cancelled",
     restored: opts.restored,

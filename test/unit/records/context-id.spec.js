@@ -1,12 +1,12 @@
-// nodes/lib/node-red/context-id.ts: the name that state kept in memory across a deploy is found
+// nodes/lib/records/context-id.ts: the name that state kept in memory across a deploy is found
 // again under by the node's new instance.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { contextIdOf } = lib("node-red/context-id");
+const { contextIdOf } = lib("records/context-id");
 
-describe("unit: node-red/context-id", function () {
+describe("unit: records/context-id", function () {
   it("should be the node's id alone, which stays when the node moves to another tab", function () {
     assert.equal(contextIdOf({ id: "n1", z: "f1" }), "n1");
     assert.equal(contextIdOf({ id: "n1", z: "f2" }), contextIdOf({ id: "n1", z: "f1" }));

@@ -1,16 +1,21 @@
-// nodes/lib/node-red/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
+// nodes/lib/records/saved-message.ts and saved-waits.ts: a pending wait's message kept as JSON
 // (what cannot be kept is named at once), read back with its Buffers, and the waits of a node kept
-// in memory (kept-waits.ts) and in its context store, and resumed from them each once. The store is
-// Node-RED's own memory context, through the test helper.
+// in memory (kept-records.ts) and in its context store, and resumed from them each once. The store
+// is Node-RED's own memory context, through the test helper.
 "use strict";
 const assert = require("node:assert/strict");
 const { twoStores } = require("../../support/context-stores");
 const { lib } = require("../../support/lib");
 const { helper } = require("../../support/red");
 
-const { serializeMessage, parseMessage } = lib("node-red/saved-message");
-const { WaitStore } = lib("node-red/saved-waits");
-const { KeptWaits } = lib("node-red/kept-waits");
+const { serializeMessage, parseMessage } = lib("records/saved-message");
+const { WAITS } = lib("records/saved-waits");
+const { KeptRecords } = lib("records/kept-records");
+const { SavedRecords } = lib("records/saved-records");
+
+/** A node's waits, in memory (`kept`) and in its context store, as the await node keeps them. */
+const waitStore = (node, store, kept, onError) =>
+  new SavedRecords(node, store, kept, WAITS, onError);
 
 /** A wait as the await node saves it. */
 const wait = (extra = {}) => ({
@@ -25,7 +30,7 @@ const wait = (extra = {}) => ({
   ...extra,
 });
 
-describe("unit: node-red/saved-waits", function () {
+describe("unit: records/saved-waits", function () {
   describe("serializeMessage and parseMessage", function () {
     it("should keep a message as JSON and give it back with its Buffers", function () {
       const { json, dropped } = serializeMessage({
@@ -86,9 +91,9 @@ describe("unit: node-red/saved-waits", function () {
       await helper.unload();
     });
 
-    /** A store of node c1 with the memory of one process; a new KeptWaits is a restart. */
-    const store = (kept = new KeptWaits()) =>
-      new WaitStore(node, undefined, kept.of("c1:f1"), (err) => errors.push(err));
+    /** A store of node c1 with the memory of one process; a new KeptRecords is a restart. */
+    const store = (kept = new KeptRecords()) =>
+      waitStore(node, undefined, kept.of("c1:f1"), (err) => errors.push(err));
     const keysOf = (list) => list.map((r) => r.key).sort();
     const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
@@ -128,7 +133,7 @@ describe("unit: node-red/saved-waits", function () {
     });
 
     it("should resume from memory, once, a wait whose context Node-RED deleted at the close", async function () {
-      const kept = new KeptWaits();
+      const kept = new KeptRecords();
       const first = store(kept);
       assert.deepEqual(await first.restorable(noBad), []);
       const key = first.newKey();
@@ -146,7 +151,7 @@ describe("unit: node-red/saved-waits", function () {
     });
 
     it("should not resume a wait found only in the store once this process has read the store", async function () {
-      const kept = new KeptWaits();
+      const kept = new KeptRecords();
       const s = store(kept);
       await s.restorable(noBad);
       const key = s.newKey();
@@ -157,7 +162,7 @@ describe("unit: node-red/saved-waits", function () {
     });
 
     it("should not resume a wait that started while the store was being read", async function () {
-      const kept = new KeptWaits();
+      const kept = new KeptRecords();
       const old = store(kept);
       const before = old.newKey();
       old.save(before, wait());
@@ -170,7 +175,7 @@ describe("unit: node-red/saved-waits", function () {
     });
 
     it("should not resume a wait that the new instance started before its restore", async function () {
-      const kept = new KeptWaits();
+      const kept = new KeptRecords();
       const old = store(kept);
       const before = old.newKey();
       old.save(before, wait());
@@ -183,7 +188,7 @@ describe("unit: node-red/saved-waits", function () {
   });
 });
 
-describe("unit: node-red/saved-waits, with a context store that fails", function () {
+describe("unit: records/saved-waits, with a context store that fails", function () {
   /**
    * A node whose context answers as a context store plugin that fails does: an error in the
    * callback (or a throw, as Node-RED's own context does for a bad key).
@@ -214,9 +219,9 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   it("should resume the waits in memory when the store cannot be listed, and read it at the next start", async function () {
     const fail = { keys: false };
     const { node, data } = failingNode(fail);
-    const kept = new KeptWaits();
+    const kept = new KeptRecords();
     const errors = [];
-    const store = () => new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const store = () => waitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
     const old = store();
     const inMemory = old.newKey();
     old.save(inMemory, wait());
@@ -238,9 +243,9 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   it("should leave a record it could not read in the store, and read it at the next start", async function () {
     const fail = { get: true };
     const { node, data } = failingNode(fail);
-    const kept = new KeptWaits();
+    const kept = new KeptRecords();
     const errors = [];
-    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const s = waitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
     const key = s.newKey();
     data.set(key, wait());
     assert.deepEqual(await s.restorable(noBad), []);
@@ -256,9 +261,9 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   it("should tell a write that fails or throws, and keep the wait in memory", async function () {
     const fail = { set: true };
     const { node } = failingNode(fail);
-    const kept = new KeptWaits();
+    const kept = new KeptRecords();
     const errors = [];
-    const s = new WaitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
+    const s = waitStore(node, undefined, kept.of("n1:f1"), (e) => errors.push(e));
     const a = s.newKey();
     s.save(a, wait());
     fail.set = false;
@@ -270,7 +275,7 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   });
 
   it("should forget a removed node's waits in memory", function () {
-    const kept = new KeptWaits();
+    const kept = new KeptRecords();
     kept.of("n1:f1").records.set("k", wait());
     kept.of("n1:f1").loaded = true;
     kept.forget("n1:f1");
@@ -278,20 +283,20 @@ describe("unit: node-red/saved-waits, with a context store that fails", function
   });
 });
 
-describe("unit: node-red/saved-waits, when a deploy changes the node's Store", function () {
+describe("unit: records/saved-waits, when a deploy changes the node's Store", function () {
   const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
   it("should move the pending waits to the new store and leave none in the old one", async function () {
     const { node, stores } = twoStores();
-    const kept = new KeptWaits();
-    const inA = new WaitStore(node, "a", kept.of("n1"), assert.fail);
+    const kept = new KeptRecords();
+    const inA = waitStore(node, "a", kept.of("n1"), assert.fail);
     await inA.restorable(noBad);
     const key = inA.newKey();
     inA.save(key, wait());
     assert.ok(stores.a.has(key));
     // Redeployed with Store b: the wait resumes, written to b, and goes from a, so that a restart
     // that finds Store a chosen again does not resume a wait that has long ended.
-    const inB = new WaitStore(node, "b", kept.of("n1"), assert.fail);
+    const inB = waitStore(node, "b", kept.of("n1"), assert.fail);
     assert.deepEqual(
       (await inB.restorable(noBad)).map((r) => r.key),
       [key],

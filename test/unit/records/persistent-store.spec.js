@@ -1,15 +1,15 @@
-// nodes/lib/node-red/persistent-store.ts: whether a node's context store survives a restart, read
+// nodes/lib/records/persistent-store.ts: whether a node's context store survives a restart, read
 // from settings as Node-RED resolves a store name.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { isPersistentStore } = lib("node-red/persistent-store");
+const { isPersistentStore } = lib("records/persistent-store");
 
 const FILE = { module: "localfilesystem" };
 const MEMORY = { module: "memory" };
 
-describe("unit: node-red/persistent-store", function () {
+describe("unit: records/persistent-store", function () {
   const cases = [
     ["Node-RED's shipped settings (no contextStorage)", {}, "", false],
     ["no settings at all", undefined, "", false],

@@ -1,10 +1,10 @@
-// nodes/lib/events/saved-position.ts: the watch node's saved position read back from a context
+// nodes/lib/records/saved-position.ts: the watch node's saved position read back from a context
 // store, checked field by field.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { checkSavedPosition } = lib("events/saved-position");
+const { checkSavedPosition } = lib("records/saved-position");
 
 const NOW = 1_750_000_000_000;
 const good = (extra = {}) => ({
@@ -14,7 +14,7 @@ const good = (extra = {}) => ({
   ...extra,
 });
 
-describe("unit: events/saved-position", function () {
+describe("unit: records/saved-position", function () {
   it("should accept a position as the watch node saves it, and that of an empty stream", function () {
     assert.deepEqual(checkSavedPosition(good(), NOW), { ok: true, saved: good() });
     const empty = good({ date: null, ids: [] });

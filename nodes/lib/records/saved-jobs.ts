@@ -1,21 +1,18 @@
 // The jobs of one edge-fleet-command node, saved as records the way the await node saves its
-// waits (lib/node-red/saved-records.ts): memory carries a job across a redeploy whatever the
-// settings, a persistent store across a restart, and a deploy that changes the Store property
-// moves the jobs to the new store. One context key per job.
-import type { Node, NodeMessageInFlow } from "node-red";
-import type { JobRecord } from "../lib/fleet/job";
-import { checkJobRecord } from "../lib/fleet/job";
-import { KeptRecords } from "../lib/node-red/kept-records";
-import type { NodeRecords } from "../lib/node-red/kept-records";
-import { SavedRecords } from "../lib/node-red/saved-records";
-import type { RecordKind } from "../lib/node-red/saved-records";
-import { parseMessage } from "../lib/node-red/saved-message";
-import { FLEET_COMMAND_RANGES } from "../lib/node-red/ranges";
-import type { Range } from "../lib/node-red/ranges";
-import { MAX_DEVICES } from "../lib/fleet/targets";
+// waits (saved-records.ts): memory carries a job across a redeploy whatever the settings, a
+// persistent store across a restart, and a deploy that changes the Store property moves the jobs
+// to the new store. One context key per job.
+import type { NodeMessageInFlow } from "node-red";
+import type { JobRecord } from "../fleet/job";
+import { checkJobRecord } from "../fleet/job";
+import type { RecordKind } from "./saved-records";
+import { parseMessage } from "./saved-message";
+import { FLEET_COMMAND_RANGES } from "../node-red/ranges";
+import type { Range } from "../node-red/ranges";
+import { MAX_DEVICES } from "../fleet/targets";
 
 /** A saved job that passed its check, with the message it resumes on. */
-interface Resumable {
+export interface Resumable {
   job: JobRecord;
   msg: NodeMessageInFlow;
   /** Read from the context store (a restart), not carried in memory across a redeploy. */
@@ -44,7 +41,8 @@ function outOfRange(job: JobRecord): string | undefined {
   return undefined;
 }
 
-const JOBS: RecordKind<JobRecord, Resumable> = {
+/** What the fleet node's jobs are, as records: saved-lifecycle.ts keeps them by this. */
+export const JOBS: RecordKind<JobRecord, Resumable> = {
   prefix: "edgewire-fleet-",
   check(value, _now, fromMemory) {
     const checked = checkJobRecord(value);
@@ -68,18 +66,3 @@ const JOBS: RecordKind<JobRecord, Resumable> = {
     };
   },
 };
-
-/** Per registration of the type: the jobs of every node, by context id (context-id.ts). */
-export class KeptJobs extends KeptRecords<JobRecord> {}
-
-/** The jobs of one node, in memory and in its context store. */
-export class JobStore extends SavedRecords<JobRecord, Resumable> {
-  constructor(
-    node: Node,
-    store: string | undefined,
-    kept: NodeRecords<JobRecord>,
-    onError: (err: unknown) => void,
-  ) {
-    super(node, store, kept, JOBS, onError);
-  }
-}

@@ -7,7 +7,7 @@ import type { NodeMessageInFlow } from "node-red";
 import { MAX_TIMER_MS } from "../api/timer-delay";
 import { sinceFits } from "../commands/command-time";
 import type { InboxRef } from "../commands/inbox-types";
-import { AWAIT_COMMAND_RANGES } from "./ranges";
+import { AWAIT_COMMAND_RANGES } from "../node-red/ranges";
 import { parseMessage } from "./saved-message";
 import type { SavedWait } from "./saved-wait";
 

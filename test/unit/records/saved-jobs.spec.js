@@ -1,11 +1,17 @@
-// The fleet node's saved jobs: the await node's saved records (lib/node-red/saved-records.ts) with
+// The fleet node's saved jobs: the await node's saved records (lib/records/saved-records.ts) with
 // the job's own check. What the records do is tested with the await node's waits
-// (test/unit/node-red/saved-waits.spec.js); here, that the fleet's jobs do the same, chiefly that a
+// (test/unit/records/saved-waits.spec.js); here, that the fleet's jobs do the same, chiefly that a
 // deploy changing the node's Store moves its jobs to the new store.
 "use strict";
 const assert = require("node:assert/strict");
 const { twoStores } = require("../../support/context-stores");
-const { JobStore, KeptJobs } = require("../../../dist/nodes/edge-fleet-command/saved-jobs.js");
+const { lib } = require("../../support/lib");
+const { JOBS } = lib("records/saved-jobs");
+const { KeptRecords } = lib("records/kept-records");
+const { SavedRecords } = lib("records/saved-records");
+
+/** A node's jobs, in memory (`kept`) and in its context store, as the fleet node keeps them. */
+const jobStore = (node, store, kept, onError) => new SavedRecords(node, store, kept, JOBS, onError);
 
 function job(name, startedAt = Date.now()) {
   return {
@@ -27,18 +33,18 @@ function job(name, startedAt = Date.now()) {
 
 const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
 
-describe("unit: edge-fleet-command/saved-jobs", function () {
+describe("unit: records/saved-jobs", function () {
   it("should move a running job to the new store when a deploy changes the Store, and leave none in the old one", async function () {
     const { node, stores } = twoStores();
-    const kept = new KeptJobs();
-    const inA = new JobStore(node, "a", kept.of("n1"), assert.fail);
+    const kept = new KeptRecords();
+    const inA = jobStore(node, "a", kept.of("n1"), assert.fail);
     await inA.restorable(noBad);
     const key = inA.newKey();
     inA.save(key, job("hall 2"));
     assert.ok(stores.a.has(key));
     // Redeployed with Store b: the job resumes, is written to b and goes from a, so that a
     // restart that finds Store a chosen again does not resume a job that has long ended.
-    const inB = new JobStore(node, "b", kept.of("n1"), assert.fail);
+    const inB = jobStore(node, "b", kept.of("n1"), assert.fail);
     const list = await inB.restorable(noBad);
     assert.deepEqual(
       list.map((r) => [r.key, r.job.job, r.msg.topic]),
@@ -50,13 +56,13 @@ describe("unit: edge-fleet-command/saved-jobs", function () {
 
   it("should resume after a restart from the store alone, and drop a record whose message is not one", async function () {
     const { node, stores } = twoStores();
-    const first = new JobStore(node, "a", new KeptJobs().of("n1"), assert.fail);
+    const first = jobStore(node, "a", new KeptRecords().of("n1"), assert.fail);
     const key = first.newKey();
     first.save(key, job("kept"));
     const broken = first.newKey();
     first.save(broken, { ...job("broken"), msg: "[1]" });
     const bad = [];
-    const list = await new JobStore(node, "a", new KeptJobs().of("n1"), assert.fail).restorable(
+    const list = await jobStore(node, "a", new KeptRecords().of("n1"), assert.fail).restorable(
       (k, field) => bad.push([k, field]),
     );
     assert.deepEqual(
@@ -69,15 +75,12 @@ describe("unit: edge-fleet-command/saved-jobs", function () {
 
   it("should not resume a job found only in the store once this process has read the store", async function () {
     const { node, stores } = twoStores();
-    const kept = new KeptJobs();
-    const s = new JobStore(node, "a", kept.of("n1"), assert.fail);
+    const kept = new KeptRecords();
+    const s = jobStore(node, "a", kept.of("n1"), assert.fail);
     await s.restorable(noBad);
     // A job that ended here, whose removal did not reach the store: resumed, it would report twice.
     stores.a.set("edgewire-fleet-stale", job("stale"));
-    assert.deepEqual(
-      await new JobStore(node, "a", kept.of("n1"), assert.fail).restorable(noBad),
-      [],
-    );
+    assert.deepEqual(await jobStore(node, "a", kept.of("n1"), assert.fail).restorable(noBad), []);
     assert.equal(stores.a.has("edgewire-fleet-stale"), false);
   });
 });

@@ -1,10 +1,8 @@
 // The await node's pending waits, saved as records (saved-records.ts): a result that comes after
 // a redeploy or a restart still reaches the flow. The record is a SavedWait (saved-wait.ts),
 // checked when read back by saved-wait-check.ts.
-import type { Node, NodeMessageInFlow } from "node-red";
-import type { NodeRecords } from "./kept-records";
-import { SavedRecords } from "./saved-records";
-import type { RecordKind } from "./saved-records";
+import type { NodeMessageInFlow } from "node-red";
+import type { RecordKind, SavedRecords } from "./saved-records";
 import type { SavedWait } from "./saved-wait";
 import { checkSavedWait } from "./saved-wait-check";
 
@@ -17,7 +15,8 @@ export interface Restorable {
   msg: NodeMessageInFlow;
 }
 
-const WAITS: RecordKind<SavedWait, { wait: SavedWait; msg: NodeMessageInFlow }> = {
+/** What the await node's waits are, as records: saved-lifecycle.ts keeps them by this. */
+export const WAITS: RecordKind<SavedWait, { wait: SavedWait; msg: NodeMessageInFlow }> = {
   prefix: "edgewire-await-",
   check(value, now, fromMemory) {
     const checked = checkSavedWait(value, now, fromMemory);
@@ -26,16 +25,4 @@ const WAITS: RecordKind<SavedWait, { wait: SavedWait; msg: NodeMessageInFlow }> 
 };
 
 /** The waits of one node, in memory and in its context store. */
-export class WaitStore extends SavedRecords<
-  SavedWait,
-  { wait: SavedWait; msg: NodeMessageInFlow }
-> {
-  constructor(
-    node: Node,
-    store: string | undefined,
-    kept: NodeRecords<SavedWait>,
-    onError: (err: unknown) => void,
-  ) {
-    super(node, store, kept, WAITS, onError);
-  }
-}
+export type WaitStore = SavedRecords<SavedWait, { wait: SavedWait; msg: NodeMessageInFlow }>;

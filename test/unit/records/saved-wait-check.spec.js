@@ -1,10 +1,10 @@
-// nodes/lib/node-red/saved-wait-check.ts: a saved wait read back from a context store, checked field
+// nodes/lib/records/saved-wait-check.ts: a saved wait read back from a context store, checked field
 // by field; a record the await node would not write is refused with the field that fails.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { checkSavedWait } = lib("node-red/saved-wait-check");
+const { checkSavedWait } = lib("records/saved-wait-check");
 
 const NOW = 1_750_000_000_000;
 /** A record as the await node writes it, a second before NOW. */
@@ -22,7 +22,7 @@ const good = (extra = {}) => ({
   ...extra,
 });
 
-describe("unit: node-red/saved-wait-check", function () {
+describe("unit: records/saved-wait-check", function () {
   it("should accept a record as the await node writes it and give back its message", function () {
     const checked = checkSavedWait(good(), NOW);
     assert.equal(checked.ok, true);
@@ -96,7 +96,7 @@ describe("unit: node-red/saved-wait-check", function () {
   }
 });
 
-describe("unit: node-red/saved-wait-check, clocks", function () {
+describe("unit: records/saved-wait-check, clocks", function () {
   const HOUR = 60 * 60 * 1000;
   const DAY = 24 * HOUR;
   const noId = (extra) => {
@@ -135,7 +135,7 @@ describe("unit: node-red/saved-wait-check, clocks", function () {
   });
 });
 
-describe("unit: node-red/saved-wait-check, the waits the await node makes", function () {
+describe("unit: records/saved-wait-check, the waits the await node makes", function () {
   const { sinceOf } = lib("commands/command-time");
   const DAY = 24 * 60 * 60 * 1000;
   const dates = [

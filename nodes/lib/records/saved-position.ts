@@ -2,8 +2,8 @@
 // read back. The store is a file a user can edit or half-write: a date in the far future would
 // hold back every event, a list of a million ids would size the first read (issue 19). A record
 // that fails is dropped by the caller with a warning naming the field, and the watch starts anew.
-import type { Position } from "./position";
-import { MAX_READ_EVENTS } from "./stream-watcher";
+import type { Position } from "../events/position";
+import { MAX_READ_EVENTS } from "../events/stream-watcher";
 
 export interface SavedPosition extends Position {
   /** The stream the position belongs to: a changed Stream property starts afresh. */

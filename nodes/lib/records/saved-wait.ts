@@ -1,6 +1,6 @@
 // A pending wait as the await node saves it, in memory and in a context store: its own file, so
-// that the store (saved-waits.ts), memory (kept-waits.ts) and the check of a record read back
-// (saved-wait-check.ts) share it without importing each other.
+// that the store (saved-waits.ts) and the check of a record read back (saved-wait-check.ts) share
+// it without importing each other.
 import type { InboxRef } from "../commands/inbox-types";
 
 export interface SavedWait {
