@@ -4,7 +4,7 @@
 //    is loaded in the next turn of the event loop (after Node-RED has started the flows): its
 //    time is shown apart, and the first message below comes after it.
 // 2. In a fresh process per run, a runtime with this package installed: deploy the examples (all
-//    four, against the simulator) and send the first message into example 02's send-command, to
+//    of them, against the simulator) and send the first message into example 02's send-command, to
 //    its output; against the same for the hand-built flow (function + http request), the two
 //    alternating. The first message pays for whatever was left to load or connect.
 "use strict";
@@ -141,7 +141,7 @@ function report(r) {
       ["total (wall clock)", mmm(r.totalMs, 1)],
       ["total (CPU time of the process)", mmm(r.cpuMs, 1)],
       ["undici's pool, loaded in the next turn of the event loop", mmm(r.preloadMs, 1)],
-      ["deploy the four examples, to started", mmm(f.examples.deployMs, 1)],
+      ["deploy the examples, to started", mmm(f.examples.deployMs, 1)],
       ["then the first message, to its output", mmm(f.examples.firstMs, 1)],
       ["deploy the hand-built flow, to started", mmm(f.handBuilt.deployMs, 1)],
       ["then its first message, to its output", mmm(f.handBuilt.firstMs, 1)],

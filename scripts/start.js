@@ -32,7 +32,8 @@ function parseArgs(argv, env) {
     port: env.EDGE_PORT ?? "1880",
     simPort: env.EDGE_SIM_PORT ?? "8686",
     commandDelay: "300",
-    telemetry: "3000",
+    // The simulator's DEMO_TELEMETRY_MS unless told, as `edgewire-sim --demo` runs it.
+    telemetry: undefined,
     userDir: env.EDGE_USER_DIR ?? path.join(ROOT, ".node-red-data"),
     help: false,
   };
@@ -66,9 +67,11 @@ function parseArgs(argv, env) {
   if (!/^\d+$/.test(options.commandDelay) || Number(options.commandDelay) > 600000)
     throw new UsageError(`--command-delay must be a whole number of ms up to 600000`);
   options.commandDelay = Number(options.commandDelay);
-  if (!/^\d+$/.test(options.telemetry) || Number(options.telemetry) > 3600000)
-    throw new UsageError(`--telemetry must be a whole number of ms up to 3600000`);
-  options.telemetry = Number(options.telemetry);
+  if (options.telemetry !== undefined) {
+    if (!/^\d+$/.test(options.telemetry) || Number(options.telemetry) > 3600000)
+      throw new UsageError(`--telemetry must be a whole number of ms up to 3600000`);
+    options.telemetry = Number(options.telemetry);
+  }
   options.userDir = path.resolve(options.userDir);
   return options;
 }
@@ -313,13 +316,15 @@ async function main() {
   }
 
   buildIfNeeded();
-  const { start, DEMO_FLEET } = require(path.join(ROOT, "dist", "simulator", "index.js"));
+  const { start, DEMO_FLEET, DEMO_TELEMETRY_MS } = require(
+    path.join(ROOT, "dist", "simulator", "index.js"),
+  );
   // The fleet example (07) sends to twelve more devices, one faulty and one offline.
   const sim = await start({
     port: options.simPort,
     host: HOST,
     commandDelayMs: options.commandDelay,
-    telemetryMs: options.telemetry,
+    telemetryMs: options.telemetry ?? DEMO_TELEMETRY_MS,
     ...DEMO_FLEET,
   });
 

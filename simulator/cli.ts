@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // The edgewire-sim command: runs the simulator in the foreground until SIGINT or SIGTERM.
 
-import { DEMO_FLEET, MAX_FLEET, start, type Simulator, type SimulatorOptions } from "./index";
+import {
+  DEMO_FLEET,
+  DEMO_TELEMETRY_MS,
+  MAX_FLEET,
+  start,
+  type Simulator,
+  type SimulatorOptions,
+} from "./index";
 
 const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] [--command-delay <ms>]
                     [--telemetry <ms>] [--devices <n>] [--offline <names>] [--faulty <names>]
-                    [--demo-fleet]
+                    [--demo-fleet] [--demo]
 
   --port <n>            port to listen on (default 8686; 0 picks a free port)
   --host <addr>         address to bind (default 127.0.0.1)
@@ -17,6 +24,8 @@ const USAGE = `usage: edgewire-sim [--port <n>] [--host <addr>] [--seed <file>] 
   --faulty <names>      these devices answer every command with COMMAND_FAULT
   --demo-fleet          the fleet of example 07 and npm start: --devices ${DEMO_FLEET.devices} --faulty ${DEMO_FLEET.faulty.join(",")}
                         --offline ${DEMO_FLEET.offline.join(",")} (options after it change it)
+  --demo                what all seven examples need, as npm start serves them: --demo-fleet
+                        --telemetry ${DEMO_TELEMETRY_MS} (options after it change it)
 `;
 
 const FLAGS = [
@@ -42,9 +51,10 @@ function parseArgs(argv: string[]): SimulatorOptions & { help: boolean } {
       options.help = true;
       continue;
     }
-    if (flag === "--demo-fleet") {
+    if (flag === "--demo-fleet" || flag === "--demo") {
       if (flag !== arg) throw new UsageError(`${flag} takes no value`);
       Object.assign(options, structuredClone(DEMO_FLEET));
+      if (flag === "--demo") options.telemetryMs = DEMO_TELEMETRY_MS;
       continue;
     }
     if (!FLAGS.includes(flag)) throw new UsageError(`unknown option: ${arg}`);
@@ -154,6 +164,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `edgewire simulator listening on ${sim.url} (company ${sim.company}, token ${sim.token})\n`,
   );
+  // Examples 05 and 07 wait for what only these options make: say so before a flow hangs.
+  if (!options.telemetryMs || !options.devices)
+    process.stdout.write("Examples 05 (telemetry) and 07 (fleet) need --demo.\n");
 }
 
 main().catch((err: unknown) => {

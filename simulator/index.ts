@@ -15,6 +15,7 @@ export type { RequestRecord, Stats } from "./request-log";
 export type { FaultSpec } from "./faults";
 export { DEMO_FLEET, FAULT_REASON, MAX_FLEET, fleetName, type FleetOptions } from "./fleet";
 export type { SeedCompany, SeedData, SeedDevice, SeedEvent, SeedStream, SeedUser } from "./seed";
+export { DEMO_TELEMETRY_MS } from "./telemetry";
 
 /** With `devices`, `offline` and `faulty` (fleet.ts): a fleet beside the seed's devices. */
 export interface SimulatorOptions extends FleetOptions {

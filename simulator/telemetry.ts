@@ -5,6 +5,8 @@
 import type { Store } from "./store";
 
 export const TELEMETRY_DEVICE = "sensor-hub";
+/** The period `npm start` and `edgewire-sim --demo` report at: example 05 sees a reading soon. */
+export const DEMO_TELEMETRY_MS = 3000;
 const CYCLE_MS = 90_000;
 
 /** The reading at time `ms`: a slow wave plus a small wobble, one decimal. */

@@ -1,9 +1,9 @@
 // The editor in a real browser (Debian's chromium through playwright-core), against what
 // `npm start` runs: the palette, every edit dialog with its fields and help, an account created
 // through its dialog, a deploy, and a click on an example's inject button answered by the
-// simulator in the debug sidebar. The screenshots in docs/screenshots/ are made here: with
-// UPDATE_SCREENSHOTS=1 into docs/screenshots/, otherwise into a temporary folder, so that a test
-// run leaves the tree as it found it.
+// simulator in the debug sidebar. It takes its pictures into a temporary folder, so that a test
+// run leaves the tree as it found it; `npm run screenshots` (scripts/screenshots.js) retakes the
+// ones in docs/screenshots/.
 "use strict";
 /* global document, getComputedStyle, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
@@ -14,10 +14,7 @@ const { tempDir } = require("../support/temp");
 const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
-const SHOTS =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? path.join(ROOT, "docs", "screenshots")
-    : tempDir("edgewire-screenshots-");
+const SHOTS = tempDir("edgewire-screenshots-");
 const MODULE = require("../../package.json").name;
 const FLOW_TYPES = [
   "edge-device-state",
@@ -1020,6 +1017,25 @@ describe("the editor in a browser", function () {
     await closeEditor();
   });
 
+  it("should show the edge devices tab from menu > View, as the README and the help say", async function () {
+    await showSidebar("info");
+    await page.locator("#red-ui-header-button-sidemenu").click();
+    await page.locator("#menu-item-view-menu").hover();
+    const item = page.locator("#menu-item-view-menu-edge-devices");
+    assert.equal(
+      (await item.innerText()).trim(),
+      catalog("edge-account")["edge-account"].sidebar.title,
+    );
+    await item.click();
+    await page.waitForSelector("#red-ui-sidebar-content .edge-sidebar", { state: "visible" });
+    // Its icon is the chip the help names.
+    assert.equal(
+      await page.evaluate(() => document.querySelectorAll('[class*="fa-microchip"]').length > 0),
+      true,
+    );
+    await showSidebar("debug");
+  });
+
   it("should show a command's completion and the device's inbox in the debug sidebar", async function () {
     await page.locator("#red-ui-sidebar-debug-clear").click();
     await clickInject("set LCD text");
@@ -1107,9 +1123,11 @@ describe("the editor in a browser", function () {
       const box = page.locator(
         `#red-ui-clipboard-dialog-import-conflicts-list input[type="checkbox"][data-node-id="${accountId}"]`,
       );
-      // The first box says whether to import the node, the second whether to replace it.
+      // The first box says whether to import the node, the second whether to replace it. The
+      // README says to leave the account as Node-RED shows it, unticked: ticked, it would come in
+      // as a copy with a new id and no token.
       await box.first().waitFor({ state: "attached" });
-      await box.first().uncheck({ force: true });
+      assert.equal(await box.first().isChecked(), false, "the existing account is offered ticked");
       await page.locator("#red-ui-clipboard-dialog-import-conflict").click();
     }
     await page.waitForFunction((id) => !!RED.nodes.workspace(id), tab);

@@ -209,6 +209,79 @@ describe("the README and the docs", function () {
     );
   });
 
+  it("should say where the edge devices tab is, in the README and the help of each node it shows", function () {
+    // Node-RED lists every sidebar tab under menu > View by the name the tab gives it (its
+    // catalog's sidebar.title), in Node-RED 4 and 5 alike; test/package/browser.spec.js opens it so.
+    const editor = path.dirname(require.resolve("@node-red/editor-client/package.json"));
+    const where = (lang) => {
+      const view = JSON.parse(
+        fs.readFileSync(path.join(editor, "locales", lang, "editor.json"), "utf8"),
+      ).menu.label.view.view;
+      const tab = JSON.parse(
+        fs.readFileSync(path.join(ROOT, "locales", lang, "edge-account.json"), "utf8"),
+      )["edge-account"].sidebar.title;
+      return { view, tab };
+    };
+    const en = where("en-US");
+    assert.ok(
+      fs.readFileSync(README, "utf8").includes(`(menu > ${en.view} > ${en.tab}, or its chip icon)`),
+      "the README does not say where the tab is",
+    );
+    const missing = [];
+    for (const lang of ["en-US", "de"]) {
+      const { view, tab } = where(lang);
+      for (const type of [
+        "edge-account",
+        "edge-await-command",
+        "edge-watch-events",
+        "edge-fleet-command",
+      ]) {
+        const help = fs
+          .readFileSync(path.join(ROOT, "locales", lang, `${type}.html`), "utf8")
+          .replace(/\s+/g, " ");
+        if (!help.includes(`&gt; ${view} &gt; <i>${tab}</i>`) || !help.includes("fa-microchip"))
+          missing.push(`${lang}/${type}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it("should list every picture in docs/screenshots/, each one npm run screenshots retakes", function () {
+    const dev = fs.readFileSync(path.join(ROOT, "docs", "development.md"), "utf8");
+    const section = /^## Screenshots\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(dev)?.[1] ?? "";
+    const script = fs.readFileSync(path.join(ROOT, "scripts", "screenshots.js"), "utf8");
+    assert.equal(
+      require("../../package.json").scripts.screenshots,
+      "node scripts/build.js && node scripts/screenshots.js",
+    );
+    const problems = [];
+    for (const file of fs.readdirSync(path.join(ROOT, "docs", "screenshots"))) {
+      const name = file.replace(/\.png$/, "");
+      if (!section.includes(`](screenshots/${file})`))
+        problems.push(`${file}: not in development.md`);
+      // Each picture is taken under its name: shot("editor"), shot(`edit-${type}`) for the nodes.
+      const taken =
+        script.includes(`"${name}"`) ||
+        (name.startsWith("edit-edge-") && script.includes("shot(`edit-${type}`)"));
+      if (!taken) problems.push(`${file}: scripts/screenshots.js does not take it`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("should count the examples as examples/ holds them", function () {
+    const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const examples = fs.readdirSync(path.join(ROOT, "examples")).filter((f) => f.endsWith(".json"));
+    const wrong = [];
+    for (const file of files) {
+      const text = prose(fs.readFileSync(file, "utf8")).replace(/\s+/g, " ");
+      for (const m of text.matchAll(/\b(?:the|all|every one of the) (\w+) (?:\[)?examples\b/gi)) {
+        const n = WORDS.indexOf(m[1].toLowerCase());
+        if (n >= 0 && n !== examples.length) wrong.push(`${path.relative(ROOT, file)}: ${m[0]}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   // The checker itself, on cases a broken one would get wrong.
   it("should tell a broken link from a good one", function () {
     assert.equal(brokenLink(README, "docs/reliability.md"), null);

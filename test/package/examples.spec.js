@@ -5,12 +5,14 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const { spawn } = require("node:child_process");
 const { CORE_FILES, exampleRuns, run } = require("../support/example-runs");
 const { control } = require("../support/simulator");
-const { helper, withRedAndSimulator } = require("../support/red");
+const { helper, withRed, withRedAndSimulator } = require("../support/red");
 const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
 
-const EXAMPLES = path.join(__dirname, "..", "..", "examples");
+const ROOT = path.join(__dirname, "..", "..");
+const EXAMPLES = path.join(ROOT, "examples");
 const TOKEN = "demo-token-0123456789abcdef";
 const OURS = [
   "edge-account",
@@ -37,6 +39,96 @@ function example(name) {
   assert.ok(found, `examples/${name} is missing`);
   return found.flow;
 }
+
+/** The README's Try it: the simulator's command line and the user and token it says to enter. */
+function tryIt() {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = /^## Try it\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  assert.ok(section, "the README has no Try it section");
+  const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]);
+  assert.equal(blocks.length, 1, "Try it gives one command block");
+  const lines = blocks[0].split("\n").filter((l) => l.trim());
+  assert.equal(lines.length, 1, "Try it gives one command");
+  const command = lines[0].replace(/#.*$/, "").trim();
+  const prefix = "npx --no -- edgewire-sim";
+  assert.ok(command.startsWith(prefix), command);
+  return {
+    command,
+    args: command.slice(prefix.length).trim().split(/\s+/).filter(Boolean),
+    user: /user `([^`]+)`/.exec(section)?.[1],
+    token: /token `([^`]+)`/.exec(section)?.[1],
+  };
+}
+
+/**
+ * The simulator as the package's bin runs it, with `args` and then a free port (the README: options
+ * go last); resolves once it listens, with its URL and a stop().
+ */
+function startCli(args) {
+  const cli = path.join(ROOT, require("../../package.json").bin["edgewire-sim"]);
+  const child = spawn(process.execPath, [cli, ...args, "--port", "0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the simulator did not start: ${out}`));
+    }, 15000);
+    const onData = (chunk) => {
+      out += chunk;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({ url: m[1], output: () => out, stop });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (chunk) => (out += chunk));
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the simulator exited: ${out}`));
+    });
+  });
+}
+
+/**
+ * What each example's buttons end in, as its comment tells a user: the inject clicked (none for
+ * example 05, which runs from the deploy) and the debug node, with how many messages, that shows
+ * its answer.
+ */
+const ENDS = {
+  "01-device-state-read-replace-merge.json": [
+    ["read", "state"],
+    ["replace: two lines", "replaced state"],
+    ["merge: second line", "merged state"],
+  ],
+  "02-send-command-and-await-result.json": [
+    ["text → complete", "complete"],
+    ["unknown resource → fault", "fault"],
+    ["5 ms wait → timed out", "timed out"],
+  ],
+  "03-list-events-page-by-page-and-all.json": [
+    ["page by page", "one page", 3],
+    ["all at once", "all events"],
+    ["one per event", "joined"],
+  ],
+  "04-set-lcd-text-await-read-events.json": [["set LCD text", "inbox events"]],
+  // sensor-hub's first reading after the deploy switches the pump one way or the other.
+  "05-watch-telemetry-threshold-command.json": [
+    [null, "telemetry"],
+    [null, "complete"],
+  ],
+  "06-command-ttl-within-timeout.json": [["text, ttl 5 s", "complete"]],
+  "07-fleet-command-rollout.json": [
+    ["dry run", "report"],
+    ["roll out: shift target", "report", 2],
+  ],
+};
 
 describe("examples", function () {
   describe("as files", function () {
@@ -231,6 +323,54 @@ describe("examples", function () {
         helper._events.off("comms", onComms);
       }
     });
+  });
+
+  describe("run against the simulator started as the README's Try it says", function () {
+    this.timeout(120000);
+    withRed();
+    let sim;
+    const readme = tryIt();
+
+    before(async function () {
+      sim = await startCli(readme.args);
+    });
+
+    after(async function () {
+      await sim?.stop();
+    });
+
+    it("should give one simulator command, the one every example's comment names", function () {
+      for (const { file, flow } of readExamples()) {
+        const info = flow
+          .filter((n) => n.type === "comment")
+          .map((n) => n.info || "")
+          .join("\n");
+        const named = [...info.matchAll(/`(npx --no -- edgewire-sim[^`]*)`/g)].map((m) => m[1]);
+        assert.deepEqual([...new Set(named)], [readme.command], file);
+      }
+      assert.equal(Object.keys(ENDS).length, readExamples().length, "an example has no ENDS");
+    });
+
+    for (const [file, ends] of Object.entries(ENDS))
+      it(`should end every button of ${file.replace(/\.json$/, "")} without an error`, async function () {
+        const { inject, debugged, seen } = await run(example(file), {
+          url: sim.url,
+          user: readme.user,
+          token: readme.token,
+        });
+        for (const [button, debug, count = 1] of ends) {
+          if (button) inject(button);
+          // Example 05 waits for sensor-hub's next reading (every 3 s); 07 for its offline unit (5 s).
+          const msgs = await debugged(debug, count, 20000);
+          if (debug === "report") {
+            const report = msgs.at(-1).payload;
+            assert.equal(report.aborted, false, `${file}: ${JSON.stringify(report)}`);
+            assert.equal(report.total, 12, file);
+          }
+        }
+        const errors = (seen.error ?? []).map((m) => m.error?.message);
+        assert.deepEqual(errors, [], `${file}: errors; simulator: ${sim.output()}`);
+      });
   });
 
   describe("run against the simulator's demo fleet", function () {

@@ -3,8 +3,8 @@
 // example 05 and an account the simulator throttles with 429, each seen in the tab; a wait
 // cancelled from the tab leaves it; more waits than a page are paged through, forward and back;
 // example 07's fleet job runs while the tab is open and leaves it when it ends.
-// The screenshots sidebar.png and sidebar-de.png are made here,
-// into docs/screenshots/ with UPDATE_SCREENSHOTS=1 (as test/package/browser.spec.js does).
+// It takes its pictures into a temporary folder; `npm run screenshots` (scripts/screenshots.js)
+// retakes sidebar.png and sidebar-de.png in docs/screenshots/.
 "use strict";
 /* global document, RED -- these run inside the editor page */
 const assert = require("node:assert/strict");
@@ -14,11 +14,7 @@ const { startDemo } = require("../support/demo");
 const { tempDir } = require("../support/temp");
 const { openEditorPage, requireChromium } = require("../support/browser");
 
-const ROOT = path.join(__dirname, "..", "..");
-const SHOTS =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? path.join(ROOT, "docs", "screenshots")
-    : tempDir("edgewire-screenshots-");
+const SHOTS = tempDir("edgewire-screenshots-");
 const WAIT = 20000;
 /** Example 02's "text → complete" inject: it feeds the send and await nodes. */
 const SEND_INJECT = "e5a1c0d000000003";

@@ -144,6 +144,37 @@ describe("edgewire-sim command", function () {
     assert.match(valued.stderr, /--demo-fleet takes no value/);
   });
 
+  it("serves example 05's telemetry and 07's fleet with --demo, and says --demo when started without", async function () {
+    let checked;
+    const result = await run(["--port", "0", "--demo"], {
+      timeoutMs: 10000,
+      onLine: (line, child) => {
+        checked = (async () => {
+          const url = /listening on (http:\/\/[\d.:]+)/.exec(line)[1];
+          const sim = { url };
+          assert.equal((await deviceInfo(sim, "unit-004")).fault, "simulated device fault");
+          assert.equal((await deviceInfo(sim, "unit-009")).online, false);
+          const telemetry = async () =>
+            (await control(sim, "GET", "/streams?path=/demo/telemetry")).json.count;
+          const seeded = await telemetry();
+          // sensor-hub reports every 3 s: one more reading within 4.5 s.
+          const deadline = Date.now() + 4500;
+          while ((await telemetry()) === seeded && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          assert.ok((await telemetry()) > seeded, "no telemetry reading");
+        })().finally(() => child.kill("SIGTERM"));
+      },
+    });
+    await checked;
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stdout, /need --demo/);
+    const plain = await run(["--port", "0"], { onLine: (_line, child) => child.kill("SIGTERM") });
+    assert.match(plain.stdout, /Examples 05 \(telemetry\) and 07 \(fleet\) need --demo\./);
+    const valued = await run(["--demo=yes"]);
+    assert.equal(valued.code, 2);
+    assert.match(valued.stderr, /--demo takes no value/);
+  });
+
   it("names the device --offline or --faulty does not know, and refuses a fleet too large", async function () {
     const unknown = await run(["--port", "0", "--devices", "2", "--offline", "unit-003"]);
     assert.equal(unknown.code, 1);
