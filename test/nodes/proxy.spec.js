@@ -349,6 +349,23 @@ describe("behind a proxy", function () {
       assert.ok(proxy.log.some((l) => l.startsWith(`GET ${sim.url}/v5.0/`)));
     });
 
+    it("follows settings.js proxyOptions as core does: with lowerCaseOnly, HTTP_PROXY is not read", async function () {
+      sim = await startSim();
+      proxy = await startProxy();
+      restoreEnv = chain(restoreEnv, setEnv({ HTTP_PROXY: proxy.url }));
+      helper.settings({ proxyOptions: { lowerCaseOnly: true } });
+      try {
+        await load(everyNodeFlow(sim, sim.url), CREDENTIALS(sim), [FLEET, CORE.catch]);
+      } finally {
+        helper.settings({});
+      }
+      const get = (id) => helper.getNode(id);
+      get("ds").receive({ payload: "read" });
+      await next(get("ds.out"), 10000);
+      assert.equal(get("acc").services.client.proxyHost, undefined);
+      assert.deepEqual(proxy.log, []);
+    });
+
     it("connects directly to a host the http proxy node lists to bypass", async function () {
       sim = await startSim();
       proxy = await startProxy();
