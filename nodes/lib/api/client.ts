@@ -152,9 +152,10 @@ export class EdgeClient {
     this.proxyHost = proxy && proxyHost(proxy);
     this.forwarded = proxy !== undefined && origin.startsWith("http:");
     const auth = proxy && basicAuth(proxy);
-    this.secrets = [token, proxy?.password ?? "", auth?.slice("Basic ".length) ?? ""].filter(
-      (x) => x !== "",
-    );
+    // Neither reaches the API (a proxy drops Proxy-Authorization), so this only guards our own
+    // texts; a password of one to three characters would blank out common letters, not a secret.
+    const password = (proxy?.password ?? "").length >= 4 ? (proxy?.password ?? "") : "";
+    this.secrets = [token, password, auth?.slice("Basic ".length) ?? ""].filter((x) => x !== "");
     this.timeoutMs = timeoutMs;
     this.maxAnswerBytes = maxAnswerBytes;
     this.retry = { ...DEFAULT_RETRY, ...settings.retry };
