@@ -128,6 +128,7 @@
         token: creds.token,
         useTls: !!config.useTls,
         tls: config.tls || "",
+        proxy: config.proxy && config.proxy !== "_ADD_" ? config.proxy : "",
       };
     }
     return query;
@@ -287,6 +288,7 @@
               else if (answer.items && answer.items.length === 0)
                 show(text("edge.editor.noMatch", { search: at.search }));
               else if (answer.truncated) show(text("edge.editor.truncated"));
+              else if (answer.proxy) show(text("edge.editor.viaProxy", { proxy: answer.proxy }));
               else show("");
               const items = (answer.items || []).slice();
               if (many) {

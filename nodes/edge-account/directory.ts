@@ -55,6 +55,8 @@ export interface PickerAnswer {
   unsupported?: boolean;
   /** Neither deployed nor typed credentials to read with. */
   needsDeploy?: boolean;
+  /** `host:port` of the proxy the list was read through (never its credentials). */
+  proxy?: string;
   error?: string;
 }
 
@@ -195,6 +197,11 @@ export async function listFor(
   return { items, truncated: devices.truncated || streams.truncated };
 }
 
+/** The answer, saying which proxy it was read through when there was one. */
+function viaProxy(client: EdgeClient, answer: PickerAnswer): PickerAnswer {
+  return client.proxyHost ? { ...answer, proxy: client.proxyHost } : answer;
+}
+
 export function registerDirectory(RED: NodeAPI, t: Translate): void {
   const mayWrite = RED.auth.needsPermission("edge-account.write");
   RED.httpAdmin.post(
@@ -229,7 +236,7 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
       const node = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
       if (node?.type !== "edge-account" || !node.services) return { needsDeploy: true };
       const client = node.services.client;
-      return await listFor(client, keyOf(client), kind, search, stream);
+      return viaProxy(client, await listFor(client, keyOf(client), kind, search, stream));
     } catch (err) {
       const e =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
@@ -259,6 +266,7 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
         company: str(typed.company),
         useTls: typed.useTls === true,
         tls: str(typed.tls),
+        proxy: str(typed.proxy),
       };
       const settings = settingsOf(RED, def, { user: str(typed.user), token });
       client = new EdgeClient({
@@ -267,7 +275,7 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
         // One connection: a scan reads one page at a time.
         rateLimit: { ...settings.rateLimit, concurrent: 1 },
       });
-      return await listFor(client, settingsKey(settings), kind, search, stream);
+      return viaProxy(client, await listFor(client, settingsKey(settings), kind, search, stream));
     } finally {
       await client?.close();
       release();

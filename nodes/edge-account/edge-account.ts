@@ -23,6 +23,8 @@ export = function (RED: NodeAPI): void {
     this.name = def.name;
     // Test connection sends this account's stored token to this URL only.
     this.baseUrl = def.baseUrl;
+    // ... and through this proxy only.
+    this.proxy = def.proxy || undefined;
     try {
       this.services = new AccountServices(new EdgeClient(settingsOf(RED, def, this.credentials)));
     } catch (err) {

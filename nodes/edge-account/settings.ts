@@ -1,13 +1,14 @@
 // The account's settings as the editor stores them, turned into the client's settings: blank or
 // invalid numbers fall back to their defaults (a whole number out of range, such as a timeout
 // over 2^31 - 1 ms, is passed on for the client to refuse), and a chosen tls-config node adds its
-// TLS options.
+// TLS options, and the proxy chosen for the base URL (proxy-choice.ts).
 import type { NodeAPI, NodeDef } from "node-red";
 import type { AccountSettings } from "../lib/api/account-settings";
 import { ACCOUNT_RANGES } from "../lib/node-red/ranges";
 import type { Range } from "../lib/node-red/ranges";
 import { EdgeError } from "../lib/api/errors";
 import type { TlsOptions } from "../lib/api/transport";
+import { proxyFor } from "./proxy-choice";
 
 export interface AccountDef extends NodeDef {
   baseUrl: string;
@@ -22,11 +23,15 @@ export interface AccountDef extends NodeDef {
   maxAnswer?: number | string;
   useTls?: boolean;
   tls?: string;
+  /** An `http proxy` config node's id (proxy-choice.ts); blank: the environment decides. */
+  proxy?: string;
 }
 
 /** What Test connection reads from a deployed account node. */
 export interface DeployedAccount {
   baseUrl: string;
+  /** The account's http proxy node, if any: a stored token goes through that one only. */
+  proxy?: string;
 }
 
 export interface Credentials {
@@ -83,5 +88,6 @@ export function settingsOf(
     maxPayloadBytes: setting(def.maxPayload, ACCOUNT_RANGES.maxPayload),
     maxResponseBytes: setting(def.maxAnswer, ACCOUNT_RANGES.maxAnswer),
     tls,
+    proxy: proxyFor(RED, def.baseUrl ?? "", def.proxy || undefined),
   };
 }

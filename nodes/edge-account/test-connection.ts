@@ -15,6 +15,7 @@ import type { NodeAPI } from "node-red";
 import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeError } from "../lib/api/errors";
+import { proxyHost } from "../lib/api/proxy-pool";
 import { redact } from "../lib/api/redact";
 import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
@@ -32,6 +33,8 @@ interface Answer {
   code?: string;
   status?: number;
   ms?: number;
+  /** `host:port` of the proxy the test went through (never its credentials). */
+  proxy?: string;
   /** For the editor to write the sentence in the browser's language. */
   company?: string;
   params?: Record<string, string | number>;
@@ -123,6 +126,14 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
             message: t("edge-account.test.typeToken", { url: home }),
           };
         }
+        // A proxy sees what goes through it (all of an http request): not another one either.
+        if ((deployed?.proxy ?? "") !== (str(body.proxy) ?? "")) {
+          return {
+            ok: false,
+            code: "type-token-proxy",
+            message: t("edge-account.test.typeTokenProxy"),
+          };
+        }
         token = stored.token;
       }
     }
@@ -134,6 +145,8 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
       // The TLS configuration is a deployed tls-config node, referred to by id.
       useTls: body.useTls === true,
       tls: str(body.tls),
+      // An http proxy node, deployed, referred to by id like the TLS node.
+      proxy: str(body.proxy),
     };
     const company = def.company ?? "";
     const apiPath = apiPathIn(baseUrl, company);
@@ -142,32 +155,35 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
       const message = t("edge-account.test.apiPath", params);
       return { ok: false, code: "api-path", params, message };
     }
+    let proxy: string | undefined;
     try {
-      const result = await probe(settingsOf(RED, def, creds));
+      const settings = settingsOf(RED, def, creds);
+      proxy = settings.proxy ? proxyHost(settings.proxy) || undefined : undefined;
+      const result = await probe(settings);
       if (!result.proven) {
         const params = { answer: result.answer };
         const message = t("edge-account.test.unverified", params);
-        return { ok: false, code: "unverified", params, message };
+        return { ok: false, code: "unverified", params, message, proxy };
       }
       // The company and the error's params let the editor say it in the browser's language.
-      const { ms } = result;
-      return {
-        ok: true,
-        ms,
-        company: result.company,
-        message: t("edge-account.test.ok", { company: result.company, ms }),
-      };
+      const { ms, company } = result;
+      const message = proxy
+        ? t("edge-account.test.okProxy", { company, ms, proxy })
+        : t("edge-account.test.ok", { company, ms });
+      return { ok: true, ms, company, message, proxy };
     } catch (err) {
       const e =
         err instanceof EdgeError
           ? err
           : new EdgeError("network", { origin: "?", detail: String(err) });
+      const failed = t("edge-account.test.failed", { message: errorText(t, e) });
       return {
         ok: false,
         code: e.code,
         status: e.status,
         params: e.params,
-        message: t("edge-account.test.failed", { message: errorText(t, e) }),
+        proxy,
+        message: proxy ? t("edge-account.test.viaProxy", { message: failed, proxy }) : failed,
       };
     }
   }

@@ -10,6 +10,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
+const { startProxy } = require("../support/proxy");
 const { tempDir } = require("../support/temp");
 const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
 
@@ -988,6 +989,44 @@ describe("the editor in a browser", function () {
     await page.waitForFunction(() =>
       [...document.querySelectorAll(".red-ui-debug-msg")].some((m) => /Other/.test(m.innerText)),
     );
+  });
+
+  it("should test an account through the http proxy node chosen in its Proxy field, and say so", async function () {
+    const proxy = await startProxy();
+    try {
+      // An http proxy node as a user adds it for http request nodes, deployed.
+      await page.evaluate((url) => {
+        RED.nodes.import([{ id: "b0a7c0de00000031", type: "http proxy", name: "plant", url }]);
+        RED.nodes.dirty(true);
+      }, proxy.url);
+      await page.locator("#red-ui-header-button-deploy").click();
+      await waitForFlows((flows) => flows.find((n) => n.id === "b0a7c0de00000031"));
+      const read = nodes.find((n) => n.type === "edge-device-state");
+      await openEditor(read);
+      await page.locator("#node-input-btn-account-add").click();
+      await page.waitForSelector("#node-config-input-proxy", { state: "visible" });
+      await page.locator("#node-config-input-baseUrl").fill(demo.simUrl);
+      await page.locator("#node-config-input-company").fill("demo");
+      await page.locator("#node-config-input-user").fill("demo-user");
+      await page.locator("#node-config-input-token").fill("demo-token-0123456789abcdef");
+      await page.locator("#node-config-input-proxy").selectOption("b0a7c0de00000031");
+      await testConnection(
+        new RegExp(`^Connected through proxy ${proxy.host}: the company demo answered`),
+      );
+      assert.ok(proxy.log.length >= 2, proxy.log.join("\n"));
+      await page.locator("#node-config-dialog-cancel").click();
+      await page.waitForSelector("#node-config-input-proxy", { state: "detached" });
+      await closeEditor();
+      // The tests after this one see the flows as they were.
+      await page.evaluate(() => {
+        RED.nodes.remove("b0a7c0de00000031");
+        RED.nodes.dirty(true);
+      });
+      await page.locator("#red-ui-header-button-deploy").click();
+      await waitForFlows((flows) => !flows.some((n) => n.id === "b0a7c0de00000031"));
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("should mark an account timeout over 2147483647 ms and a Max answer that is not a number as invalid", async function () {

@@ -182,6 +182,18 @@ describe("examples", function () {
       assert.equal(ids.size, 1, `accounts ${[...ids]}`);
     });
 
+    it("should show where the account's proxy is chosen: an empty Proxy on the shared account, explained in example 01", function () {
+      for (const { file, flow } of readExamples()) {
+        const acc = flow.find((n) => n.type === "edge-account");
+        assert.equal(acc.proxy, "", `${file}: the account has no Proxy property`);
+      }
+      const info = example("01-device-state-read-replace-merge.json").find(
+        (n) => n.type === "comment",
+      ).info;
+      assert.match(info, /\*\*http proxy\*\* node .* account's \*\*Proxy\*\*/);
+      assert.match(info, /https_proxy/);
+    });
+
     it("should name every node, so that a warning or error says which node it came from", function () {
       const unnamed = readExamples().flatMap(({ file, flow }) =>
         flow

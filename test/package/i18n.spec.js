@@ -119,8 +119,12 @@ describe("i18n", function () {
         found.push(`${name}: ${m[1]}="${m[2]}"`);
       // Strings in the editor's script that read like words for people (two words or more).
       const script = /<script type="text\/javascript">([\s\S]*?)<\/script>/.exec(html)[1];
-      // The palette category is a name, shown as it is in every language.
-      const code = script.replace(/^\s*\/\/.*$/gm, "").replace(/category: "[^"]*"/, "");
+      // The palette category is a name, shown as it is in every language; so is a config node's
+      // type in `defaults` (core's "http proxy").
+      const code = script
+        .replace(/^\s*\/\/.*$/gm, "")
+        .replace(/category: "[^"]*"/, "")
+        .replace(/\btype: "[^"]*"/g, "");
       for (const m of code.matchAll(/(["'])([^"'\n]*?)\1/g))
         if (/[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(m[2])) found.push(`${name}: ${m[0]}`);
     }

@@ -1,11 +1,18 @@
 // Everything a user could see during the suite (messages sent, statuses, log lines, errors given
 // to Catch nodes, errors thrown by the client) is recorded here, and a root hook fails the test in
-// which any of it contains a token. The tokens come from the simulator's seed and the tests'
-// own invented ones.
+// which any of it contains a token or the proxy specs' password (as itself or in the Basic
+// credentials a proxy is sent). The tokens come from the simulator's seed and the tests' own
+// invented ones.
 "use strict";
 const { inspect } = require("node:util");
+const { PROXY_USER, PROXY_PASSWORD } = require("./proxy");
 
-const SECRETS = new Set(["demo-token-0123456789abcdef", "other-token-fedcba9876543210"]);
+const SECRETS = new Set([
+  "demo-token-0123456789abcdef",
+  "other-token-fedcba9876543210",
+  PROXY_PASSWORD,
+  Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64"),
+]);
 let seen = [];
 let total = 0;
 

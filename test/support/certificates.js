@@ -16,10 +16,15 @@ function hasOpenssl() {
   }
 }
 
-/** A private CA, a server certificate it signed for 127.0.0.1, a self-signed one and another CA. */
-function makeCertificates() {
+/**
+ * A private CA, a server certificate it signed for 127.0.0.1, a self-signed one and another CA.
+ * `names`: more host names the certificates are good for (the proxy specs' proxy-only name).
+ */
+function makeCertificates({ names = [] } = {}) {
   const dir = tempDir("edgewire-tls-");
-  const san = "subjectAltName=IP:127.0.0.1,DNS:localhost";
+  const san = ["subjectAltName=IP:127.0.0.1,DNS:localhost", ...names.map((n) => `DNS:${n}`)].join(
+    ",",
+  );
   const openssl = (...args) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   /** A new key `<name>.key` and a request for it (`out`), or with -x509 a certificate. */
   const request = (name, out, subject, ...more) =>

@@ -10,6 +10,8 @@ import type { AccountServices } from "./services";
 export type AccountNode = Node<{ user?: string; token?: string }> & {
   /** The base URL it was deployed with: Test connection sends its stored token there only. */
   baseUrl: string;
+  /** Its http proxy node's id, if any: that stored token goes through this proxy only. */
+  proxy?: string;
   /** What the account shares; undefined when its configuration is invalid. */
   services: AccountServices | undefined;
   /** Why the configuration is invalid. */

@@ -5,6 +5,7 @@ import { EdgeError } from "./errors";
 import type { RateLimit } from "./rate-limiter";
 import type { RetryPolicy } from "./retry";
 import type { TlsOptions } from "./transport";
+import type { ProxySettings } from "./proxy-pool";
 import { MAX_TIMER_MS } from "./timer-delay";
 
 export interface AccountSettings {
@@ -23,6 +24,8 @@ export interface AccountSettings {
   /** Largest answer read; also the most a gathered listing (edge-list-events `all`) may hold. */
   maxResponseBytes?: number;
   tls?: TlsOptions;
+  /** The proxy chosen for the base URL (proxy-rules.ts), if any: the TLS above is the API's. */
+  proxy?: ProxySettings;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -55,4 +58,43 @@ export function parseBaseUrl(baseUrl: string): { origin: string; basePath: strin
   // Users paste the full API URL as often as the host: accept both.
   const basePath = url.pathname.replace(/\/+$/, "").replace(/\/v5\.0(\/[^/]*)?$/, "");
   return { origin: url.origin, basePath };
+}
+
+/** A percent-encoded part of a URL's userinfo; a stray `%` is kept as typed. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The proxy's URL reduced to its scheme, host and port, credentials apart. No text of the refusal
+ * holds the URL: it may carry a password (`http://user:secret@proxy:3128`).
+ */
+export function checkProxy(proxy: ProxySettings): ProxySettings {
+  let url: URL;
+  try {
+    url = new URL(proxy.url.trim());
+  } catch {
+    throw new EdgeError("bad-config", { detail: "the proxy URL is not a URL" });
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new EdgeError("bad-config", {
+      detail: "the proxy URL must start with http:// or https:// and name a host",
+    });
+  }
+  const username = proxy.username ?? decoded(url.username);
+  const password = proxy.password ?? decoded(url.password);
+  if (/[\r\n]/.test(username) || /[\r\n]/.test(password)) {
+    throw new EdgeError("bad-config", {
+      detail: "the proxy's user or password holds a line break",
+    });
+  }
+  return {
+    url: `${url.protocol}//${url.host}`,
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_PAYLOAD_BYTES,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
+  checkProxy,
   parseBaseUrl,
 } from "./account-settings";
 import type { AccountSettings } from "./account-settings";
@@ -23,6 +24,7 @@ import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
 import { SignalLinks, sleep } from "./signals";
 import { timerDelay } from "./timer-delay";
+import { basicAuth, proxyHost } from "./proxy-pool";
 import { createPool, preloadUndici, send } from "./transport";
 import type { PoolOptions } from "./transport";
 import type {
@@ -93,6 +95,8 @@ export class EdgeClient {
   readonly timeoutMs: number;
   readonly maxAnswerBytes: number;
   readonly limiter: RateLimiter;
+  /** `host:port` of the proxy the requests go through, or undefined when they go direct. */
+  readonly proxyHost: string | undefined;
   private readonly prefix: string;
   /** Made at the first request (transport.ts loads undici then, if the preload has not). */
   private pool: Dispatcher | undefined;
@@ -102,6 +106,10 @@ export class EdgeClient {
   private readonly jsonHeaders: Record<string, string>;
   private readonly textHeaders: Record<string, string>;
   private readonly token: string;
+  /** Kept out of every error text with the token: the proxy's password and its Basic header. */
+  private readonly secrets: string[];
+  /** An http origin through a proxy: the proxy forwards each request and may answer for the API. */
+  private readonly forwarded: boolean;
   private readonly maxPayloadBytes: number;
   /** Told after every HTTP attempt: the account's health (health.ts) follows auth and 429s. */
   onAttempt: ((err: EdgeError | undefined) => void) | undefined;
@@ -134,12 +142,20 @@ export class EdgeClient {
     if (/[\r\n]/.test(token) || /[\r\n]/.test(settings.user ?? "")) {
       throw new EdgeError("bad-config", { detail: "the user or token holds a line break" });
     }
+    const proxy = settings.proxy && checkProxy(settings.proxy);
     // Every call in flight listens on this signal; hundreds at once are normal, not a leak.
     setMaxListeners(0, this.closing.signal);
     this.origin = origin;
     this.company = company;
     this.prefix = `${basePath}/v5.0/${encodeSegment(company)}`;
     this.token = token;
+    this.proxyHost = proxy && proxyHost(proxy);
+    this.forwarded = proxy !== undefined && origin.startsWith("http:");
+    const auth = proxy && basicAuth(proxy);
+    // Neither reaches the API (a proxy drops Proxy-Authorization), so this only guards our own
+    // texts; a password of one to three characters would blank out common letters, not a secret.
+    const password = (proxy?.password ?? "").length >= 4 ? (proxy?.password ?? "") : "";
+    this.secrets = [token, password, auth?.slice("Basic ".length) ?? ""].filter((x) => x !== "");
     this.timeoutMs = timeoutMs;
     this.maxAnswerBytes = maxAnswerBytes;
     this.retry = { ...DEFAULT_RETRY, ...settings.retry };
@@ -151,6 +167,7 @@ export class EdgeClient {
       connections: rate.concurrent,
       maxResponseBytes: maxAnswerBytes,
       tls: settings.tls,
+      proxy,
     };
     // Not loaded here: an account starts with the flows, and undici's load would delay them.
     preloadUndici();
@@ -318,13 +335,13 @@ export class EdgeClient {
           signal,
         };
         this.pool ??= createPool(this.poolOptions);
-        const res = await send(this.pool, this.origin, attempt);
+        const res = await send(this.pool, this.origin, attempt, this.proxyHost);
         opts.onAnswer?.(Buffer.byteLength(res.text));
         const envelope = readEnvelope<T>(res, req.method, path, this.token);
         this.onAttempt?.(undefined);
         return envelope;
       } catch (caught) {
-        let err = this.scrub(caught, req.method, path, signal);
+        let err = this.hop(this.scrub(caught, req.method, path, signal));
         if (cutShort && (err.code === "timeout" || err.code === "timeout-uncertain"))
           err = this.overdue(deadline, req.method, path, err.mayHaveBeenSent);
         this.onAttempt?.(err);
@@ -333,6 +350,28 @@ export class EdgeClient {
         release();
       }
     });
+  }
+
+  /**
+   * Says which hop answered. Through a proxy, a 407 is the proxy's; for an http origin the proxy
+   * forwards each request, and a 502 or 504 without the API's envelope is the proxy (or a gateway
+   * behind it) saying it could not reach the API. Its status stays, and with it the retry rules
+   * of a 502/504 (retry.ts: never for a command). Through a CONNECT tunnel the API answers itself.
+   */
+  private hop(err: EdgeError): EdgeError {
+    const proxy = this.proxyHost;
+    if (proxy === undefined || err.status === undefined) return err;
+    const details = {
+      status: err.status,
+      method: err.method,
+      path: err.path,
+      mayHaveBeenSent: err.mayHaveBeenSent,
+    };
+    if (err.status === 407) return new EdgeError("proxy-auth", { proxy, status: 407 }, details);
+    const gateway = err.status === 502 || err.status === 504;
+    if (!this.forwarded || !gateway || err.apiStatus !== undefined) return err;
+    const where = { method: err.method ?? "*", path: err.path ?? this.prefix, origin: this.origin };
+    return new EdgeError("proxy-upstream", { ...where, proxy, status: err.status }, details);
   }
 
   /** Waits for a rate-limit slot, until the deadline at most. */
@@ -428,7 +467,14 @@ export class EdgeClient {
    * device names) it redacts through this, without ever holding the token.
    */
   redact(text: string): string {
-    return redact(text, this.token);
+    return this.hide(text);
+  }
+
+  /** `text` without the token, the proxy's password or its Basic credentials. */
+  private hide(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = redact(out, secret);
+    return out;
   }
 
   /** Aborts what is in flight, fails what is queued and closes the connection pool. */
@@ -466,13 +512,14 @@ export class EdgeClient {
         { method, path, mayHaveBeenSent: true },
       );
     }
-    // Answers were redacted as they were read; this catches a token in anything else.
-    err.message = redact(err.message, this.token);
+    // Answers were redacted as they were read; this catches a token (or a proxy's password) in
+    // anything else.
+    err.message = this.hide(err.message);
     // Node-RED puts the stack in msg.error: it holds the message as it was first built.
-    if (err.stack) err.stack = redact(err.stack, this.token);
-    (err as { errors: string[] }).errors = err.errors.map((e) => redact(e, this.token));
+    if (err.stack) err.stack = this.hide(err.stack);
+    (err as { errors: string[] }).errors = err.errors.map((e) => this.hide(e));
     for (const [key, value] of Object.entries(err.params))
-      if (typeof value === "string") err.params[key] = redact(value, this.token);
+      if (typeof value === "string") err.params[key] = this.hide(value);
     return err;
   }
 

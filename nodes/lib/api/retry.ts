@@ -24,7 +24,11 @@ const IDEMPOTENT_STATUSES = new Set([429, 502, 503, 504]);
 const NOT_PROCESSED_STATUSES = new Set([429, 503]);
 
 export function isRetryable(err: EdgeError, idempotent: boolean): boolean {
-  if (err.code === "refused" || err.code === "dns") return true;
+  if (err.code === "refused" || err.code === "dns" || err.code === "proxy-refused") return true;
+  if (err.code === "proxy-auth") return false;
+  // A tunnel the proxy would not open never carried the request; a gateway status the proxy
+  // answered to a forwarded request (client.ts) keeps its status and the rules below.
+  if (err.code === "proxy-upstream" && err.status === undefined) return true;
   if (err.status !== undefined) {
     return (idempotent ? IDEMPOTENT_STATUSES : NOT_PROCESSED_STATUSES).has(err.status);
   }

@@ -5,6 +5,8 @@ import type { Dispatcher, Pool as UndiciPool } from "undici";
 import { follow, unfollow } from "./abort-hub";
 import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
+import { createProxyPool, proxyFailure } from "./proxy-pool";
+import type { ProxySettings } from "./proxy-pool";
 
 export interface Attempt {
   method: "GET" | "PUT" | "POST";
@@ -36,6 +38,8 @@ export interface PoolOptions {
   connections: number;
   maxResponseBytes: number;
   tls?: TlsOptions;
+  /** The proxy the account's requests go through (proxy-rules.ts chose it), if any. */
+  proxy?: ProxySettings;
 }
 
 /**
@@ -81,16 +85,20 @@ export function preloadUndici(): void {
 }
 
 export function createPool(o: PoolOptions): Dispatcher {
-  return new (loadUndici())(o.origin, {
-    connections: o.connections,
-    keepAliveTimeout: 30_000,
-    maxResponseSize: o.maxResponseBytes,
-    // Our own abort signal enforces the timeout; these only stop undici's 300 s defaults from
-    // outliving it.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: { ...o.tls, timeout: 10_000 },
-  });
+  const pool = (origin: string, connect: unknown): Dispatcher =>
+    new (loadUndici())(origin, {
+      connections: o.connections,
+      keepAliveTimeout: 30_000,
+      maxResponseSize: o.maxResponseBytes,
+      // Our own abort signal enforces the timeout; these only stop undici's 300 s defaults from
+      // outliving it.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: connect as UndiciPool.Options["connect"],
+    });
+  // Through a proxy, the same pool settings hold for the pool ProxyAgent makes (proxy-pool.ts).
+  if (o.proxy) return createProxyPool({ origin: o.origin, proxy: o.proxy, pool, tls: o.tls });
+  return pool(o.origin, { ...o.tls, timeout: 10_000 });
 }
 
 const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH)/;
@@ -118,10 +126,20 @@ export function mapTransportError(
   origin: string,
   timedOut: boolean,
   connected = true,
+  proxy?: string,
 ): EdgeError {
   const where = { method: a.method, path: a.path, origin };
   const code = errorCode(err);
   const base = { method: a.method, path: a.path, cause: err };
+  // Through a proxy every connection is made to the proxy: a refused or unknown host is the
+  // proxy's, and its 407 or its answer to CONNECT is its own; none of them reached the API.
+  const ofProxy = proxy ? proxyFailure(err, code, where, proxy) : undefined;
+  if (ofProxy) return ofProxy;
+  if (code === "UND_ERR_PRX_TLS") {
+    // undici's wrapper of a certificate that does not name the API's host, through a tunnel.
+    const detail = errorCode((err as { cause?: unknown }).cause) || code;
+    return new EdgeError("tls", { origin, detail }, base);
+  }
   // Everything before a socket is open cannot have reached the server.
   if (code === "ECONNREFUSED") return new EdgeError("refused", where, base);
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
@@ -272,7 +290,12 @@ function onTimeout(attempt: Attempted): void {
 }
 
 /** Sends one request and reads the whole answer, within `timeoutMs`. */
-export async function send(pool: Dispatcher, origin: string, a: Attempt): Promise<RawResponse> {
+export async function send(
+  pool: Dispatcher,
+  origin: string,
+  a: Attempt,
+  proxy?: string,
+): Promise<RawResponse> {
   const signal = a.signal;
   let attempt: Attempted | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -282,7 +305,9 @@ export async function send(pool: Dispatcher, origin: string, a: Attempt): Promis
       attempt = new Attempted(resolve, reject);
       timer = setTimeout(onTimeout, a.timeoutMs, attempt);
       if (signal) follow(signal, attempt);
-      pool.dispatch({ method: a.method, path: a.path, headers: a.headers, body: a.body }, attempt);
+      // The origin is the pool's own; a ProxyAgent (an Agent) needs it to pick its pool.
+      const opts = { origin, method: a.method, path: a.path, headers: a.headers, body: a.body };
+      pool.dispatch(opts, attempt);
     });
   } catch (err) {
     throw mapTransportError(
@@ -291,6 +316,7 @@ export async function send(pool: Dispatcher, origin: string, a: Attempt): Promis
       origin,
       attempt?.timedOut ?? false,
       attempt?.connected ?? false,
+      proxy,
     );
   } finally {
     clearTimeout(timer);
