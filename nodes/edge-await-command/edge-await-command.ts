@@ -22,6 +22,7 @@ import { serializeMessage } from "../lib/node-red/saved-message";
 import { WaitStore } from "../lib/node-red/saved-waits";
 import type { Restorable } from "../lib/node-red/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
+import { clip } from "../lib/node-red/status";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
 import { PendingWait } from "./pending-wait";
@@ -149,6 +150,23 @@ export = function (RED: NodeAPI): void {
       bySignal: shared.bySignal,
       changes: () => shared.changes,
       log,
+      cancelled: (count) => {
+        // As msg.reset shows "reset": grey when none is left, else the waits still pending.
+        const left = shared.waiting;
+        setStatus(
+          left > 0
+            ? {
+                fill: "blue",
+                shape: "ring",
+                text: clip(t("edge-await-command.status.cancelledSome", { count, left })),
+              }
+            : {
+                fill: "grey",
+                shape: "ring",
+                text: clip(t("edge-await-command.status.cancelled", { count })),
+              },
+        );
+      },
     });
 
     // Registered before handleInput's own close listener, so it runs first: the waits that the
