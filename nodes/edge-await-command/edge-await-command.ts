@@ -108,6 +108,9 @@ export = function (RED: NodeAPI): void {
 
     const observer: InboxObserver = {
       onReadState(err) {
+        // A read that was under way when the last wait ended (a cancel, msg.reset): nothing
+        // waits, and "waiting (0)" would replace what the end showed.
+        if (shared.waiting === 0) return;
         if (err) {
           setStatus({
             fill: "yellow",

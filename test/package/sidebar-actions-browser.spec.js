@@ -66,8 +66,8 @@ const awaitFlow = [
     account: ACCOUNT,
     inbox: "",
     timeout: "600000",
-    // Reads every second: the account's requests a second change, and the tab is published.
-    interval: 1000,
+    // Reads seldom: a read says "waiting (n)" again, over the status a cancel from the tab set.
+    interval: 30000,
     store: "",
     wires: [[], [], []],
   },
