@@ -121,8 +121,18 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
       );
   };
 
+  /** Shows the tab, again until it shows: an editor still starting may not show it at once. */
   async function openTab(p) {
-    await p.evaluate(() => RED.sidebar.show("edge-devices"));
+    await p.waitForFunction(
+      () => {
+        const tab = document.querySelector(".edge-sidebar");
+        if (tab && tab.offsetParent !== null) return true;
+        RED.sidebar.show("edge-devices");
+        return false;
+      },
+      null,
+      { polling: 500 },
+    );
     await p.waitForSelector(".edge-sidebar-account", { state: "visible" });
   }
 
@@ -277,6 +287,7 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
 
   it("offers a read-only user no Cancel, and the route refuses the user's cancel", async function () {
     await online(HOLDING, false);
+    await online(["lcd-board"], false);
     await rollOut();
     await command("a reader looks");
     readerEditor = await openEditorPage(red.url, {
