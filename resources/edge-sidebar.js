@@ -5,6 +5,12 @@
 // cancel), and the runtime publishes changes of the pages asked on TOPIC over the editor's comms,
 // each marked with its view: this page takes those of its own. Ages are counted here, so an
 // unchanged list costs the runtime nothing to keep current.
+// Each render builds the tab afresh off the page and then changes the shown tab to match it
+// (morph), element by element, rows matched by their data-key: a row's Cancel button stays the
+// same element while the runtime publishes and the ages tick. Rebuilt at every render, as it once
+// was (every 250-500 ms), a button pressed just before a render was gone when it was released,
+// and the click did nothing. Clicks are handled on the tab itself and read what they act on from
+// the button's data attributes, which the morph keeps current.
 (function () {
   "use strict";
   if (window.EdgeSidebar) return;
@@ -40,18 +46,33 @@
     return at === undefined || at === null ? _("none") : new Date(at).toLocaleTimeString();
   }
 
-  /** A link that reveals the node in the workspace. */
-  function nodeLink(id) {
+  /** The node's name, else its type's label: what the workspace shows on it. */
+  function nodeLabel(id) {
     var node = RED.nodes.node(id);
     var label = node ? node.name || node._def.paletteLabel || node.type : id;
-    if (typeof label === "function") label = node.type;
+    return typeof label === "function" ? node.type : label;
+  }
+
+  /** A link that reveals the node in the workspace (the tab's click handler, init). */
+  function nodeLink(id) {
     return $('<a href="#" class="edge-sidebar-node"></a>')
-      .text(label)
-      .attr("data-node", id)
-      .on("click", function (e) {
-        e.preventDefault();
-        RED.view.reveal(id);
-      });
+      .text(nodeLabel(id))
+      .attr("data-node", id);
+  }
+
+  /** Read-only users (adminAuth's "read") are not offered a Cancel the runtime would refuse. */
+  function mayCancel() {
+    return !RED.user || !RED.user.hasPermission || RED.user.hasPermission("edge-account.write");
+  }
+
+  function button(cls, text, data) {
+    var b = $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
+      .addClass(cls)
+      .text(text);
+    Object.keys(data).forEach(function (key) {
+      b.attr("data-" + key, data[key]);
+    });
+    return b;
   }
 
   /** A compact row: the sidebar is narrow, so each wait or watch is a block of short lines. */
@@ -120,30 +141,30 @@
     p.devices.forEach(function (d) {
       var head = $('<div class="edge-sidebar-device" style="margin-top: 6px"></div>').appendTo(box);
       $("<b></b>").text(d.device).appendTo(head);
+      head.attr("data-key", "device:" + d.device);
       $("<span></span>")
         .text(" · " + _("waits", { count: d.count }) + " ")
         .appendTo(head);
-      $(
-        '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel-all"></button>',
-      )
-        .text(_("cancelAll"))
-        .on("click", function () {
-          cancel({ account: account.id, device: d.device });
-        })
-        .appendTo(head);
+      if (mayCancel())
+        head.append(
+          button("edge-sidebar-cancel-all", _("cancelAll"), {
+            account: account.id,
+            device: d.device,
+          }),
+        );
       d.rows.forEach(function (r) {
         var row = $('<div class="edge-sidebar-wait"></div>')
           .attr("data-wait", r.id)
+          .attr("data-key", "wait:" + r.id)
           .attr("style", BLOCK_STYLE + "; padding-left: 10px")
           .appendTo(box);
-        var cancelButton = $(
-          '<button type="button" class="red-ui-button red-ui-button-small edge-sidebar-cancel" style="float: right"></button>',
-        )
-          .text(_("cancel"))
-          .on("click", function () {
-            cancel({ account: account.id, wait: r.id });
-          });
-        row.append(cancelButton);
+        if (mayCancel())
+          row.append(
+            button("edge-sidebar-cancel", _("cancel"), { account: account.id, wait: r.id }).attr(
+              "style",
+              "float: right",
+            ),
+          );
         row.append(
           line([$("<code></code>").text(r.commandId || "-"), nodeLink(r.node)]).append(
             r.restored ? " (" + _("restored") + ")" : "",
@@ -174,15 +195,9 @@
     }, 0);
     var bar = $('<div class="edge-sidebar-pager" style="margin-top: 6px"></div>');
     function turn(key, offset, enabled) {
-      $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
-        .addClass("edge-sidebar-" + key)
-        .text(_(key))
+      button("edge-sidebar-" + key, _(key), { account: accountId, offset: offset })
+        .addClass("edge-sidebar-turn")
         .prop("disabled", !enabled)
-        .on("click", function () {
-          if (offset > 0) pages[accountId] = offset;
-          else delete pages[accountId];
-          subscribe(true);
-        })
         .appendTo(bar);
     }
     turn("older", Math.max(0, p.offset - p.pageSize), p.offset > 0);
@@ -193,24 +208,45 @@
     return bar;
   }
 
+  /** A job's state: running or stopping, or how it ended ("done 10/12", "cancelled 3/12"). */
+  function jobState(r) {
+    var ended = r.endedAt !== undefined && r.endedAt !== null;
+    var text = ended ? _("end." + r.state, { complete: r.complete, total: r.total }) : _(r.state);
+    return text + (r.restored ? " (" + _("restored") + ")" : "");
+  }
+
   function jobsOf(account) {
     var box = $('<div class="edge-sidebar-jobs"></div>');
     var j = account.jobs;
     if (!j || j.rows.length === 0) return box.append($("<p></p>").text(_("noJobs")));
     j.rows.forEach(function (r) {
-      var row = $('<div class="edge-sidebar-job"></div>').attr("style", BLOCK_STYLE).appendTo(box);
-      row.append(
-        line([
-          $("<code></code>").text(r.job),
-          nodeLink(r.node),
-          $('<span class="edge-sidebar-state"></span>').text(
-            _(r.state) + (r.restored ? " (" + _("restored") + ")" : ""),
-          ),
-        ]),
-      );
+      var ended = r.endedAt !== undefined && r.endedAt !== null;
+      // The id (a UUID when msg.job gave no name) only in the tooltip: the row is read by the
+      // job's name, else its node, with its devices and start.
+      var row = $('<div class="edge-sidebar-job"></div>')
+        .attr("style", BLOCK_STYLE)
+        .attr("data-key", "job:" + r.id)
+        .attr("data-job", r.id)
+        .attr("data-state", r.state)
+        .attr("title", _("jobId", { job: r.job }))
+        .appendTo(box);
+      if (!ended && r.state === "running" && mayCancel())
+        row.append(
+          button("edge-sidebar-cancel-job", _("cancelJob"), {
+            account: account.id,
+            job: r.id,
+          }).attr("style", "float: right"),
+        );
+      var head = [];
+      if (r.named) head.push($('<b class="edge-sidebar-job-name"></b>').text(r.job));
+      head.push(nodeLink(r.node));
+      head.push(_("jobDevices", { count: r.total }));
+      head.push($('<span class="edge-sidebar-state"></span>').text(jobState(r)));
+      row.append(line(head));
       // Ended commands over all devices: the bar fills as the job nears its end.
-      var ended = r.complete + r.fault + r.timedOut + r.failed;
-      var share = r.total > 0 ? Math.min(100, Math.round((ended / r.total) * 100)) : 0;
+      var done = r.complete + r.fault + r.timedOut + r.failed;
+      var share = r.total > 0 ? Math.min(100, Math.round((done / r.total) * 100)) : 0;
+      if (ended) share = 100;
       $('<div class="edge-sidebar-progress"></div>')
         .attr(
           "style",
@@ -225,13 +261,13 @@
           ),
         )
         .appendTo(row);
-      row.append(
-        line([
-          labelled("sent", r.sent + " / " + r.total),
-          labelled("inFlight", r.inFlight),
-          labelled("started", time(r.startedAt)),
-        ]),
-      );
+      var times = [
+        labelled("sent", r.sent + " / " + r.total),
+        labelled("inFlight", r.inFlight),
+        labelled("started", time(r.startedAt)),
+      ];
+      if (ended) times.push(labelled("ended", time(r.endedAt)));
+      row.append(line(times));
       // The sidebar is narrow: an outcome no device had is left out, but for complete.
       var outcomes = [r.complete + " " + _("complete")];
       ["fault", "timedOut", "failed", "notSent"].forEach(function (key) {
@@ -251,6 +287,7 @@
     w.rows.forEach(function (r) {
       var row = $('<div class="edge-sidebar-watch"></div>')
         .attr("style", BLOCK_STYLE)
+        .attr("data-key", "watch:" + r.stream)
         .appendTo(box);
       var nodes = $("<span></span>");
       r.nodes.forEach(function (id, i) {
@@ -288,17 +325,79 @@
     return box;
   }
 
+  /** Whether the shown node `live` can be changed into `fresh` rather than replaced by it. */
+  function sameKind(live, fresh) {
+    if (live.nodeType !== fresh.nodeType || live.nodeName !== fresh.nodeName) return false;
+    if (live.nodeType !== 1) return true;
+    return live.getAttribute("data-key") === fresh.getAttribute("data-key");
+  }
+
+  /** Changes the shown element `live` to match `fresh`: its attributes, then its children. */
+  function morph(live, fresh) {
+    if (live.nodeType !== 1) {
+      if (live.nodeValue !== fresh.nodeValue) live.nodeValue = fresh.nodeValue;
+      return;
+    }
+    var i;
+    for (i = live.attributes.length - 1; i >= 0; i--) {
+      var gone = live.attributes[i].name;
+      if (!fresh.hasAttribute(gone)) live.removeAttribute(gone);
+    }
+    for (i = 0; i < fresh.attributes.length; i++) {
+      var a = fresh.attributes[i];
+      if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
+    }
+    // A button's disabled state is a property too (the pager's).
+    if (live.disabled !== fresh.disabled) live.disabled = fresh.disabled;
+    morphChildren(live, fresh);
+  }
+
+  /**
+   * The children of `live` made those of `fresh`, in order: a keyed child (data-key) is the shown
+   * one of that key wherever it was, an unkeyed one the shown one at its place if of its kind;
+   * others are taken from `fresh`, and shown ones left over are removed.
+   */
+  function morphChildren(live, fresh) {
+    var keyed = {};
+    var i;
+    for (i = 0; i < live.childNodes.length; i++) {
+      var k = live.childNodes[i].nodeType === 1 && live.childNodes[i].getAttribute("data-key");
+      if (k) keyed[k] = live.childNodes[i];
+    }
+    var wanted = Array.prototype.slice.call(fresh.childNodes);
+    for (i = 0; i < wanted.length; i++) {
+      var f = wanted[i];
+      var at = live.childNodes[i] || null;
+      var key = f.nodeType === 1 && f.getAttribute("data-key");
+      var match = key ? keyed[key] : at;
+      if (key) delete keyed[key];
+      if (match && sameKind(match, f)) {
+        morph(match, f);
+        if (match !== at) live.insertBefore(match, at);
+      } else {
+        live.insertBefore(f, at);
+      }
+    }
+    while (live.childNodes.length > wanted.length) live.removeChild(live.lastChild);
+  }
+
   function render(snapshot) {
     last = snapshot;
     if (!content) return;
     // Ages count from the runtime's clock, not the browser's.
     var now = Date.now() - (snapshot.receivedAt - snapshot.at);
-    content.empty();
-    if (snapshot.accounts.length === 0) content.append($("<p></p>").text(_("empty")));
+    var fresh = $("<div></div>");
+    build(fresh, snapshot, now);
+    morphChildren(content[0], fresh[0]);
+  }
+
+  function build(box, snapshot, now) {
+    if (snapshot.accounts.length === 0) box.append($("<p></p>").text(_("empty")));
     snapshot.accounts.forEach(function (account) {
       var section = $('<div class="edge-sidebar-account"></div>')
         .attr("data-account", account.id)
-        .appendTo(content);
+        .attr("data-key", "account:" + account.id)
+        .appendTo(box);
       // The account is a config node, not on any tab: nothing to reveal.
       $("<h3></h3>")
         .text(account.name || account.id)
@@ -358,6 +457,26 @@
       content: content,
       enableOnEdit: true,
       onchange: refresh,
+    });
+    content.on("click", ".edge-sidebar-node", function (e) {
+      e.preventDefault();
+      RED.view.reveal($(this).attr("data-node"));
+    });
+    content.on("click", ".edge-sidebar-cancel", function () {
+      cancel({ account: $(this).attr("data-account"), wait: $(this).attr("data-wait") });
+    });
+    content.on("click", ".edge-sidebar-cancel-all", function () {
+      cancel({ account: $(this).attr("data-account"), device: $(this).attr("data-device") });
+    });
+    content.on("click", ".edge-sidebar-cancel-job", function () {
+      cancel({ account: $(this).attr("data-account"), job: $(this).attr("data-job") });
+    });
+    content.on("click", ".edge-sidebar-turn", function () {
+      var accountId = $(this).attr("data-account");
+      var offset = Number($(this).attr("data-offset"));
+      if (offset > 0) pages[accountId] = offset;
+      else delete pages[accountId];
+      subscribe(true);
     });
     RED.comms.subscribe(TOPIC, function (_topic, snapshot) {
       // Another editor's pages are published too: only this one's are shown.

@@ -23,7 +23,7 @@ import { RateLimiter } from "../lib/api/rate-limiter";
 import type { AccountNode } from "../lib/account/lookup";
 import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
-import { editorOnly } from "./admin-guard";
+import { editorPost } from "./admin-guard";
 import { settingsOf } from "./settings";
 import { UNCHANGED_PASSWORD } from "./test-connection";
 
@@ -204,10 +204,14 @@ function viaProxy(client: EdgeClient, answer: PickerAnswer): PickerAnswer {
 
 export function registerDirectory(RED: NodeAPI, t: Translate): void {
   const mayWrite = RED.auth.needsPermission("edge-account.write");
-  RED.httpAdmin.post(
+  editorPost(
+    RED,
+    t,
     "/edge-account/directory",
-    RED.auth.needsPermission("edge-account.read"),
-    editorOnly(t),
+    "edge-account.read",
+    (fields, res) => {
+      void answer(fields).then((a) => res.json(a));
+    },
     // Typed values send credentials and a TLS node's certificate where the caller says: only a
     // user who may change the account may do that (Node-RED answers 401 to anyone else).
     (req: Request, res: Response, next: NextFunction) => {
@@ -215,11 +219,6 @@ export function registerDirectory(RED: NodeAPI, t: Translate): void {
       if (typeof body === "object" && body !== null && typedToken(body as Record<string, unknown>))
         mayWrite(req, res, next);
       else next();
-    },
-    (req: Request, res: Response) => {
-      const body: unknown = req.body;
-      const fields = typeof body === "object" && body !== null ? body : {};
-      void answer(fields as Record<string, unknown>).then((a) => res.json(a));
     },
   );
 

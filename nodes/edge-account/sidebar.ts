@@ -5,7 +5,7 @@
 // over the editor's comms (TOPIC, to the connections of users who may read it:
 // sidebar-readers.ts) when it changed, at most every PUBLISH_MS. Without a subscriber no timer runs
 // and nothing is built. POST /edge-account/sidebar/cancel ends one wait, or all of a device's, as
-// msg.reset would.
+// msg.reset would, or a fleet job as msg.cancel would.
 //
 // Reading needs edge-account.read, cancelling edge-account.write; both POSTs take JSON from the
 // editor's own pages only (admin-guard.ts). A snapshot holds counts, dates, codes and node ids:
@@ -15,13 +15,13 @@ import type { NodeAPI } from "node-red";
 import type { Request, Response } from "express";
 import { cancelWaits, forgetPending, pendingOf } from "../lib/account/in-flight";
 import type { PendingList } from "../lib/account/in-flight";
-import { jobsOf } from "../lib/account/jobs";
+import { cancelJob, jobsOf } from "../lib/account/jobs";
 import type { JobList } from "../lib/account/jobs";
 import type { HealthView } from "../lib/account/health";
 import type { AccountNode } from "../lib/account/lookup";
 import type { WatchView } from "../lib/events/stream-watcher";
 import type { Translate } from "../lib/node-red/i18n";
-import { editorOnly } from "./admin-guard";
+import { editorPost } from "./admin-guard";
 import { sidebarReadersOf } from "./sidebar-readers";
 
 /** The comms topic the sidebar subscribes to: the package's own. */
@@ -64,7 +64,7 @@ export interface AccountSnapshot {
   };
   pending?: PendingList;
   watches?: { total: number; rows: WatchView[] };
-  /** The running jobs of its edge-fleet-command nodes. */
+  /** The running and lately ended jobs of its edge-fleet-command nodes. */
   jobs?: JobList;
 }
 
@@ -187,62 +187,60 @@ export function registerSidebar(RED: NodeAPI, t: Translate): void {
   });
 
   // Body: { client: "<id of the editor page>", pages: { "<account id>": <offset> }, snapshot }.
-  RED.httpAdmin.post(
-    "/edge-account/sidebar/subscribe",
-    mayRead,
-    editorOnly(t),
-    (req: Request, res: Response) => {
-      const body: unknown = req.body;
-      const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const id = typeof b.client === "string" ? b.client.slice(0, ID_CHARS) : "";
-      const pages = pagesOf(b.pages);
-      const view = viewOf(pages);
-      // Taken out and put back: the Map's order is the order of the last subscribes.
-      clients.delete(id);
-      clients.set(id, { pages, view, beat: performance.now() });
-      for (const old of clients.keys()) {
-        if (clients.size <= MAX_CLIENTS) break;
-        clients.delete(old);
-      }
-      if (timer === undefined) {
-        // A new subscriber gets the next change even when it equals what was sent before.
-        published.clear();
-        timer = setInterval(tick, PUBLISH_MS).unref();
-      }
-      // A page turned: its rows now, not at the next change.
-      const snap = b.snapshot === true ? { snapshot: snapshot(pages) } : {};
-      res.json({ ok: true, topic: TOPIC, heartbeatMs: HEARTBEAT_MS, view, ...snap });
-    },
-  );
+  editorPost(RED, t, "/edge-account/sidebar/subscribe", "edge-account.read", (b, res) => {
+    const id = typeof b.client === "string" ? b.client.slice(0, ID_CHARS) : "";
+    const pages = pagesOf(b.pages);
+    const view = viewOf(pages);
+    // Taken out and put back: the Map's order is the order of the last subscribes.
+    clients.delete(id);
+    clients.set(id, { pages, view, beat: performance.now() });
+    for (const old of clients.keys()) {
+      if (clients.size <= MAX_CLIENTS) break;
+      clients.delete(old);
+    }
+    if (timer === undefined) {
+      // A new subscriber gets the next change even when it equals what was sent before.
+      published.clear();
+      timer = setInterval(tick, PUBLISH_MS).unref();
+    }
+    // A page turned: its rows now, not at the next change.
+    const snap = b.snapshot === true ? { snapshot: snapshot(pages) } : {};
+    res.json({ ok: true, topic: TOPIC, heartbeatMs: HEARTBEAT_MS, view, ...snap });
+  });
 
-  RED.httpAdmin.post(
-    "/edge-account/sidebar/cancel",
-    RED.auth.needsPermission("edge-account.write"),
-    editorOnly(t),
-    (req: Request, res: Response) => {
-      const body: unknown = req.body;
-      const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const account = typeof b.account === "string" ? b.account : "";
-      const wait = typeof b.wait === "string" ? b.wait : undefined;
-      const device = typeof b.device === "string" ? b.device : undefined;
-      const node = account ? (RED.nodes.getNode(account) as AccountNode | null) : null;
-      if (node?.type !== "edge-account" || (wait === undefined && device === undefined)) {
-        res.status(400).json({ ok: false, cancelled: 0 });
-        return;
-      }
-      const redact = (text: string): string => node.services?.client.redact(text) ?? text;
-      const cancelled = cancelWaits(
-        account,
-        (id, view) => (wait !== undefined ? id === wait : redact(view.device) === device),
-        (view) =>
-          t("edge-account.sidebar.cancelled", {
-            device: redact(view.device),
-            command: redact(view.commandId ?? "-"),
-          }),
+  editorPost(RED, t, "/edge-account/sidebar/cancel", "edge-account.write", (b, res) => {
+    const account = typeof b.account === "string" ? b.account : "";
+    const wait = typeof b.wait === "string" ? b.wait : undefined;
+    const device = typeof b.device === "string" ? b.device : undefined;
+    const job = typeof b.job === "string" ? b.job : undefined;
+    const node = account ? (RED.nodes.getNode(account) as AccountNode | null) : null;
+    if (
+      node?.type !== "edge-account" ||
+      (wait === undefined && device === undefined && job === undefined)
+    ) {
+      res.status(400).json({ ok: false, cancelled: 0 });
+      return;
+    }
+    const redact = (text: string): string => node.services?.client.redact(text) ?? text;
+    if (job !== undefined) {
+      const cancelled = cancelJob(account, job, (name) =>
+        t("edge-account.sidebar.cancelledJob", { job: redact(name) }),
       );
-      // The next tick publishes the list without them.
       published.clear();
       res.json({ ok: true, cancelled });
-    },
-  );
+      return;
+    }
+    const cancelled = cancelWaits(
+      account,
+      (id, view) => (wait !== undefined ? id === wait : redact(view.device) === device),
+      (view) =>
+        t("edge-account.sidebar.cancelled", {
+          device: redact(view.device),
+          command: redact(view.commandId ?? "-"),
+        }),
+    );
+    // The next tick publishes the list without them.
+    published.clear();
+    res.json({ ok: true, cancelled });
+  });
 }

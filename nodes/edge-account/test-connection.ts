@@ -12,14 +12,13 @@
 // "Invalid base URL: <the key>" (issue 28). The value and every piece of 8 of its characters are
 // replaced in the answer, as a token is (redact.ts).
 import type { NodeAPI } from "node-red";
-import type { Request, Response } from "express";
 import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeError } from "../lib/api/errors";
 import { proxyHost } from "../lib/api/proxy-pool";
 import { redact } from "../lib/api/redact";
 import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
-import { editorOnly } from "./admin-guard";
+import { editorPost } from "./admin-guard";
 import { apiPathIn, probe } from "./connection-probe";
 import { settingsOf } from "./settings";
 import type { AccountDef, Credentials, DeployedAccount } from "./settings";
@@ -84,28 +83,21 @@ function sameBaseUrl(a: string, b: string): boolean {
 export function registerTestConnection(RED: NodeAPI, t: Translate): void {
   // Typed values win; an unchanged token is taken from the deployed node. It needs write
   // permission because it sends a token to the URL given in the request.
-  RED.httpAdmin.post(
-    "/edge-account/test",
-    RED.auth.needsPermission("edge-account.write"),
-    editorOnly(t),
-    (req: Request, res: Response) => {
-      const body: unknown = req.body;
-      const fields = typeof body === "object" && body !== null ? body : {};
-      const read: string[] = [];
-      testConnection(fields as Record<string, unknown>, read).then(
-        (answer) => res.json(withoutValues(answer, read)),
-        (err: unknown) =>
-          res
-            .status(500)
-            .json(
-              withoutValues(
-                { ok: false, message: t("edge-account.test.error", { message: String(err) }) },
-                read,
-              ),
+  editorPost(RED, t, "/edge-account/test", "edge-account.write", (fields, res) => {
+    const read: string[] = [];
+    testConnection(fields, read).then(
+      (answer) => res.json(withoutValues(answer, read)),
+      (err: unknown) =>
+        res
+          .status(500)
+          .json(
+            withoutValues(
+              { ok: false, message: t("edge-account.test.error", { message: String(err) }) },
+              read,
             ),
-      );
-    },
-  );
+          ),
+    );
+  });
 
   async function testConnection(body: Record<string, unknown>, read: string[]): Promise<Answer> {
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);

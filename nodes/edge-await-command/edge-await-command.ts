@@ -20,6 +20,7 @@ import { serializeMessage } from "../lib/records/saved-message";
 import { WAITS } from "../lib/records/saved-waits";
 import type { Restorable } from "../lib/records/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
+import { clip } from "../lib/node-red/status";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
 import { PendingWait } from "./pending-wait";
@@ -100,6 +101,9 @@ export = function (RED: NodeAPI): void {
 
     const observer: InboxObserver = {
       onReadState(err) {
+        // A read that was under way when the last wait ended (a cancel, msg.reset): nothing
+        // waits, and "waiting (0)" would replace what the end showed.
+        if (shared.waiting === 0) return;
         if (err) {
           setStatus({
             fill: "yellow",
@@ -140,6 +144,23 @@ export = function (RED: NodeAPI): void {
       bySignal: shared.bySignal,
       changes: () => shared.changes,
       log,
+      cancelled: (count) => {
+        // As msg.reset shows "reset": grey when none is left, else the waits still pending.
+        const left = shared.waiting;
+        setStatus(
+          left > 0
+            ? {
+                fill: "blue",
+                shape: "ring",
+                text: clip(t("edge-await-command.status.cancelledSome", { count, left })),
+              }
+            : {
+                fill: "grey",
+                shape: "ring",
+                text: clip(t("edge-await-command.status.cancelled", { count })),
+              },
+        );
+      },
     });
 
     // Registered before handleInput's own close listener, so it runs first: the waits that the

@@ -16,7 +16,7 @@ import type { InboxObserver } from "../lib/commands/inbox-types";
 import { countsOf, progressCounts } from "../lib/fleet/counts";
 import type { DeviceRecord, JobRecord, JobSettings, QueuedPlan } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
-import { registerJob } from "../lib/account/jobs";
+import { forgetEndedJobs, registerJob } from "../lib/account/jobs";
 import type { JobView } from "../lib/account/jobs";
 import { checkDeviceList, parseDeviceText, resolveTargets } from "../lib/fleet/targets";
 import { Turns } from "../lib/fleet/turns";
@@ -81,6 +81,8 @@ interface Plan {
   settings: JobSettings;
   dryRun: boolean;
   job: string;
+  /** msg.job gave the name; else `job` was made here. */
+  named: boolean;
 }
 
 function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
@@ -112,8 +114,9 @@ function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
     concurrency: numberSetting(def.concurrency, "concurrency", R.concurrency),
     maxFailures: numberSetting(def.maxFailures, "maxFailures", R.maxFailures),
   };
-  const job = typeof msg.job === "string" && msg.job.trim() ? msg.job.trim() : randomUUID();
-  return { given, filter, settings, dryRun: msg.dryRun === true, job };
+  const named = typeof msg.job === "string" && msg.job.trim() !== "";
+  const job = named ? String(msg.job).trim() : randomUUID();
+  return { given, filter, settings, dryRun: msg.dryRun === true, job, named };
 }
 
 /** The plan of a job saved while it was queued, as planOf() made it then. */
@@ -125,6 +128,7 @@ function planOfQueued(job: JobRecord): Plan {
     settings: job.settings,
     dryRun: q.dryRun,
     job: job.job,
+    named: job.generated !== true,
   };
 }
 
@@ -136,6 +140,7 @@ function viewOf(job: JobRecord, restored: boolean): JobView {
     startedAt: job.startedAt,
     restored,
     state: job.stopped === undefined ? "running" : "stopping",
+    named: job.generated !== true,
   };
 }
 
@@ -157,6 +162,7 @@ function progressText(t: Translate, job: JobRecord): string {
 
 export = function (RED: NodeAPI): void {
   const jobs = new RecordsOfType(RED, "edge-fleet-command", JOBS);
+  forgetEndedJobs();
 
   function EdgeFleetCommandNode(this: Node, def: FleetCommandDef) {
     RED.nodes.createNode(this, def);
@@ -191,11 +197,20 @@ export = function (RED: NodeAPI): void {
     /** Saved jobs being resumed, by the message they resume. */
     const restoring = new WeakMap<object, { key: string; job: JobRecord; fromStore: boolean }>();
 
-    // Listed in the editor's "edge devices" sidebar while the node runs (lib/account/jobs.ts).
-    const unlistJob = registerJob({
+    // Listed in the editor's "edge devices" sidebar while the node runs (lib/account/jobs.ts),
+    // and for a while after each job ends; the tab's Cancel is msg.cancel for the job it shows.
+    const log = this.log.bind(this);
+    const listing = registerJob({
       nodeId: this.id,
       accountId: def.account,
-      job: () => (current ? viewOf(current.job.record, current.restored) : undefined),
+      job: () =>
+        current ? { ...viewOf(current.job.record, current.restored), run: current.key } : undefined,
+      cancel: (run) => {
+        if (current?.key !== run) return false;
+        current.job.cancel();
+        return true;
+      },
+      log,
     });
 
     // Registered before handleInput's own close listener, so it runs first: the job that the
@@ -203,7 +218,7 @@ export = function (RED: NodeAPI): void {
     records.keep({
       closing: (removed) => {
         closing = true;
-        unlistJob();
+        listing.unlist();
         if (current && !removed) {
           // Saved whole as it stops (Node-RED writes its stores at a stop, after the flows):
           // read back at the next start, its record is known to be exact (fleet-job.ts).
@@ -275,7 +290,9 @@ export = function (RED: NodeAPI): void {
           // hold this job's record until the node closes.
           ctx.signal.removeEventListener("abort", onAbort);
           saved.remove(key);
-          const report = reportOf(record, { restored, dryRun: false, endedAt: Date.now() });
+          const endedAt = Date.now();
+          listing.ended(key, viewOf(record, restored), record.stopped ?? "done", endedAt);
+          const report = reportOf(record, { restored, dryRun: false, endedAt });
           const failed = report.fault + report.timedOut + report.failed;
           msg.payload = report;
           if (restored) msg.restored = true;
@@ -412,6 +429,7 @@ export = function (RED: NodeAPI): void {
         settings: plan.settings,
         devices: [],
         msg: json,
+        ...(plan.named ? {} : { generated: true as const }),
         queued: {
           given: plan.given,
           ...(plan.filter ? { filter: plan.filter } : {}),
@@ -456,6 +474,7 @@ export = function (RED: NodeAPI): void {
           settings: plan.settings,
           devices,
           msg: "",
+          ...(plan.named ? {} : { generated: true as const }),
         };
         if (plan.dryRun) {
           for (const d of devices) {

@@ -222,7 +222,11 @@ describe("edge-fleet-command", function () {
     assert.ok(row.sent >= 1 && row.sent < 10, JSON.stringify(row));
     const r = (await next(report, 20000)).payload;
     assert.equal(r.complete, 10);
-    assert.deepEqual(jobsOf("acc", (text) => text).rows, []);
+    // Ended: listed a while longer, with how it ended.
+    assert.deepEqual(
+      jobsOf("acc", (text) => text).rows.map((q) => [q.job, q.state, q.complete]),
+      [["hall 2", "done", 10]],
+    );
     const posts = (await control(env.sim, "GET", "/requests?limit=1000")).json.filter(
       (q) => `${q.method} ${q.pathname}` === COMMAND_POSTS,
     );

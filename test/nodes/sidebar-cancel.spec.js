@@ -1,6 +1,7 @@
 // A wait cancelled from the editor's "edge devices" sidebar (POST /edge-account/sidebar/cancel)
 // ends as msg.reset ends it: no output, done() called, the saved wait forgotten, a line in the
-// log; the node's other waits stay. Permissions are in test/reliability/sidebar.spec.js.
+// log; the node's other waits stay, and its status says what the cancel left. Permissions are in
+// test/reliability/sidebar.spec.js.
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
@@ -79,6 +80,40 @@ describe("edge devices sidebar: cancelling waits", function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
     await collect(ok, 1, 10000);
     await noMessage(late, 50);
+  });
+
+  it("shows the cancel in the await node's status: what is left waiting, then none", async function () {
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
+    const { send, a1 } = await start(env.sim);
+    const statuses = [];
+    a1.on("call:status", (call) => statuses.push(call.args[0]));
+    for (const text of ["a", "b", "c"]) send.receive({ payload: { "/lcd/txt1": text } });
+    await waitFor(() => saved(a1).length === 3, { what: "three saved waits" });
+    await waitFor(() => /waiting/.test(statuses.at(-1)?.text ?? ""), { what: "waiting shown" });
+    const account = await snapshot();
+    const cancel = (body) =>
+      helper
+        .request()
+        .post("/edge-account/sidebar/cancel")
+        .set("content-type", "application/json")
+        .send({ account: account.id, ...body })
+        .expect(200);
+    const from = statuses.length;
+    await cancel({ wait: account.pending.devices[0].rows[0].id });
+    // Set as the cancel is made; the next read of the inbox says "waiting (2)" again, which is true.
+    const after = statuses.slice(from);
+    const told = after.findIndex((st) => /cancelled/.test(st.text));
+    assert.deepEqual(after[told], { fill: "blue", shape: "ring", text: "1 cancelled, 2 waiting" });
+    assert.ok(!after.slice(told).some((st) => /\(3\)/.test(st.text)), JSON.stringify(after));
+    await cancel({ device: "lcd-board" });
+    assert.deepEqual(statuses.at(-1), {
+      fill: "grey",
+      shape: "ring",
+      text: "2 cancelled in tab",
+    });
+    // And it stays so: no "waiting" comes after it for the waits that are gone.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(statuses.at(-1).text, "2 cancelled in tab");
   });
 
   it("cancels all of a device's waits", async function () {

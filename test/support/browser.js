@@ -34,9 +34,10 @@ function requireChromium(ctx) {
 /**
  * Opens `url` (the demo's editor) in a new headless chromium; resolves with {page, context,
  * errors, close()}, `errors` collecting what the page logs as an error or throws, `context` for
- * more pages of the same browser.
+ * more pages of the same browser. With `login` ({username, password}) the user logs in through
+ * the editor's own dialog first (a Node-RED with adminAuth).
  */
-async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
+async function openEditorPage(url, { wait = 15000, locale = "en-US", login } = {}) {
   const { chromium } = require("playwright-core");
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "edgewire-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -58,8 +59,17 @@ async function openEditorPage(url, { wait = 15000, locale = "en-US" } = {}) {
       if (m.type() === "error") errors.push(m.text());
     });
     page.on("pageerror", (err) => errors.push(String(err)));
-    await page.goto(url);
+    // Long enough for a loaded machine: the editor loads some MB of scripts.
+    await page.goto(url, { timeout: 60000 });
+    if (login) {
+      await page.locator("#node-dialog-login-username").fill(login.username, { timeout: 60000 });
+      await page.locator("#node-dialog-login-password").fill(login.password);
+      await page.locator("#node-dialog-login-submit").click();
+    }
     await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
+    // Node-RED's editor asks for its settings before the login and is answered 401: that is how
+    // it knows to show the dialog, and no error of the page.
+    if (login) errors.splice(0, errors.length, ...errors.filter((e) => !/status of 401/.test(e)));
     return { page, context, errors, close };
   } catch (err) {
     await close();

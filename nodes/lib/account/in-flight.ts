@@ -49,6 +49,11 @@ export interface AwaitSource {
   changes(): number;
   /** Logs a cancel in the node's log. */
   log(text: string): void;
+  /**
+   * `count` of its waits were cancelled from the sidebar: the node's status says so. Left as it
+   * was, it went on saying "waiting (n)" for waits that were gone.
+   */
+  cancelled(count: number): void;
 }
 
 export interface WaitRow {
@@ -246,9 +251,12 @@ export function cancelWaits(
       chosen.push([source, wait, view]);
   }
   // Cancelled after the walk: a cancel changes the sets being walked.
+  const bySource = new Map<AwaitSource, number>();
   for (const [source, wait, view] of chosen) {
     wait.cancel();
     source.log(logText(view));
+    bySource.set(source, (bySource.get(source) ?? 0) + 1);
   }
+  for (const [source, count] of bySource) source.cancelled(count);
   return chosen.length;
 }

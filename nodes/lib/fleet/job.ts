@@ -64,6 +64,8 @@ export interface QueuedPlan {
 export interface JobRecord {
   v: 1;
   job: string;
+  /** `job` was made here (a UUID), msg.job gave none: the editor's sidebar shows the node instead. */
+  generated?: true;
   /** When it started; while `queued`, when it arrived. */
   startedAt: number;
   settings: JobSettings;
@@ -147,6 +149,7 @@ export function checkJobRecord(
 ): { ok: true; job: JobRecord } | { ok: false; field: string } {
   if (!isObject(value) || value.v !== 1) return { ok: false, field: "v" };
   if (typeof value.job !== "string") return { ok: false, field: "job" };
+  if (!optional(value.generated, (v) => v === true)) return { ok: false, field: "generated" };
   if (!isNumber(value.startedAt)) return { ok: false, field: "startedAt" };
   if (!optional(value.savedAt, isNumber)) return { ok: false, field: "savedAt" };
   if (!optional(value.closedAt, isNumber)) return { ok: false, field: "closedAt" };

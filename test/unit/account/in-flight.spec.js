@@ -41,6 +41,8 @@ function wait(props) {
 function source(accountId, nodeId, waits) {
   const set = new Set(waits);
   const logged = [];
+  /** The counts its cancelled() was told, one per cancel that ended some of its waits. */
+  const told = [];
   let changes = 0;
   const src = {
     nodeId,
@@ -48,8 +50,9 @@ function source(accountId, nodeId, waits) {
     bySignal: new Map([[new AbortController().signal, set]]),
     changes: () => changes,
     log: (t) => logged.push(t),
+    cancelled: (count) => told.push(count),
   };
-  return { src, set, logged, changed: () => changes++, unregister: registerAwait(src) };
+  return { src, set, logged, told, changed: () => changes++, unregister: registerAwait(src) };
 }
 
 /** 10,000 waits over 300 devices, wait i started at 10,000 - i: the last made is the oldest. */
@@ -227,5 +230,7 @@ describe("lib/account/in-flight", function () {
       ),
       0,
     );
+    // The node heard of each cancel once, with its count, so that its status says so.
+    assert.deepEqual(s.told, [1, 1]);
   });
 });
