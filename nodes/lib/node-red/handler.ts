@@ -343,7 +343,10 @@ export function handleInput(
     }
   };
 
-  const busyNow = (): NodeStatus => busy(pending, t);
+  // Made when it is shown, a throttle interval after it was asked for: by then a cancel (the
+  // sidebar's, msg.reset) may have ended every message and shown why, which "waiting (0)" or
+  // "requesting" would replace.
+  const busyNow = (): NodeStatus | undefined => (pending > 0 ? busy(pending, t) : undefined);
   if (invalid) {
     // Said once at deploy, in the log and on the node; each message then fails with it.
     invalid.message = errorText(t, invalid);

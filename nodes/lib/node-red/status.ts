@@ -11,7 +11,8 @@ import type { Translate } from "./i18n";
 const INTERVAL_MS = 100;
 
 /** A status, or how to make it: a coalesced update is never translated or formatted. */
-export type StatusSource = NodeStatus | (() => NodeStatus);
+/** A status, or how to make it when it is shown: undefined then means nothing is left to show. */
+export type StatusSource = NodeStatus | (() => NodeStatus | undefined);
 
 /** About what fits under a node without running under the next one in the examples' layout. */
 export const MAX_STATUS_CHARS = 25;
@@ -96,8 +97,10 @@ export class StatusThrottle {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.latest = undefined;
+    const own = typeof status === "function" ? status() : status;
+    if (own === undefined) return;
     this.shownAt = performance.now();
-    this.own = typeof status === "function" ? status() : status;
+    this.own = own;
     if (!this.override) this.node.status(this.own);
   }
 
