@@ -1,6 +1,7 @@
-// Temporary folders for the specs, made in the OS's temp folder and all removed when mocha ends
-// (test/support/hooks.js), so that `npm test` leaves the temp folder as it found it even when a
-// spec fails half-way or reuses a folder across its tests.
+// Temporary folders for the specs, made in the OS's temp folder and all removed when mocha ends,
+// or in parallel mode when the spec file that made them ends (test/support/hooks.js), so that
+// `npm test` leaves the temp folder as it found it even when a spec fails half-way or reuses a
+// folder across its tests.
 "use strict";
 const fs = require("node:fs");
 const os = require("node:os");
