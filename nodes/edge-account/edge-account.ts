@@ -14,6 +14,9 @@ import { registerTestConnection } from "./test-connection";
 import { registerDirectory } from "./directory";
 import { registerSidebar } from "./sidebar";
 import { ACCOUNT_RANGES, editorSettings } from "../lib/node-red/ranges";
+import { contextIdOf } from "../lib/node-red/context-id";
+import { forgetAnswerTimes, keptAnswerTimes } from "../lib/node-red/kept-answer-times";
+import { SavedAnswerTimes } from "../lib/node-red/saved-answer-times";
 
 export = function (RED: NodeAPI): void {
   const t = translator(RED, "edge-account");
@@ -23,14 +26,25 @@ export = function (RED: NodeAPI): void {
     this.name = def.name;
     // Test connection sends this account's stored token to this URL only.
     this.baseUrl = def.baseUrl;
+    let saved: SavedAnswerTimes | undefined;
     try {
-      this.services = new AccountServices(new EdgeClient(settingsOf(RED, def, this.credentials)));
+      const client = new EdgeClient(settingsOf(RED, def, this.credentials));
+      // How fast the devices answered, learned by this account's previous instance (a redeploy)
+      // or, with a persistent store, before a restart: a device's first command is read near it.
+      const origin = `${def.baseUrl} ${def.company}`;
+      const answers = keptAnswerTimes(contextIdOf(this), origin);
+      this.services = new AccountServices(client, answers);
+      saved = new SavedAnswerTimes(this, answers, origin, (err) => {
+        this.warn(String(err));
+      });
     } catch (err) {
       this.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
       this.error(errorText(t, this.configError));
     }
-    this.on("close", (_removed: boolean, done: () => void) => {
+    this.on("close", (removed: boolean, done: () => void) => {
+      saved?.close();
+      if (removed) forgetAnswerTimes(contextIdOf(this));
       void (this.services?.close() ?? Promise.resolve()).then(() => {
         done();
       });
