@@ -134,3 +134,89 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     await noMessage(get("caught"), 0);
   });
 });
+
+describe("an inbox read that stops at a first page answering every wait", function () {
+  this.timeout(20_000);
+  const { serve } = require("../support/http-server");
+  const { lib } = require("../support/lib");
+  const { EdgeClient } = lib("api/client");
+  const { InboxWatch } = lib("commands/inbox-watch");
+  const { AnswerTimes } = lib("commands/answer-times");
+  const INBOX = "/demo/devices/lcd-board/:inbox";
+
+  /** An inbox that answers at most one event a page, newest first, as a server may cut pages. */
+  async function onePerPage(events) {
+    return serve((req, res) => {
+      const url = new URL(req.url, "http://x");
+      const start = Number(url.searchParams.get("start") ?? 0);
+      const body = [...events]
+        .sort((a, b) => b.creationDate - a.creationDate)
+        .slice(start, start + 1);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
+    });
+  }
+
+  const marker = (id, ref, creationDate) => ({
+    id,
+    streamId: "s-inbox",
+    path: INBOX,
+    creationDate,
+    elems: { cmd: { status: "COMMAND_COMPLETE", ref } },
+  });
+
+  /** A wait for `commandId` whose markers go to `got`; it stops its handle on COMPLETE. */
+  function waitFor(watch, commandId, since, got) {
+    let handle;
+    const w = {
+      commandId,
+      since,
+      intervalMs: 50,
+      onMarker(event, name) {
+        got.push(`${commandId}:${name}:${event.id}`);
+        handle?.stop();
+      },
+      onError(err) {
+        got.push(`${commandId}:${err.code}`);
+      },
+      onFinalRead() {},
+    };
+    handle = watch.add(w);
+    return handle;
+  }
+
+  const until = async (check) => {
+    for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it("leaves no marker it did not read to a wait that starts later", async function () {
+    const now = Date.now();
+    const events = [
+      { id: "old", streamId: "s-inbox", path: INBOX, creationDate: now - 1000, elems: {} },
+    ];
+    const server = await onePerPage(events);
+    const client = new EdgeClient({ baseUrl: server.url, company: "demo", token: "tok-of-test" });
+    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
+      pace: "fixed",
+      answers: new AnswerTimes(),
+    });
+    const got = [];
+    try {
+      waitFor(watch, "c1", now - 500, got);
+      // The first read reaches the old event: everything since c1 was read.
+      await new Promise((r) => setTimeout(r, 200));
+      // c2's result, then c1's: the first page (one event) holds c1's alone, and ends its wait.
+      events.push(marker("m2", "c2", now - 400), marker("m1", "c1", now - 300));
+      await until(() => got.length > 0);
+      assert.deepEqual(got, ["c1:COMMAND_COMPLETE:m1"]);
+      // c2's await starts late (its command was sent before c1's result): m2 is below what was read.
+      waitFor(watch, "c2", now - 450, got);
+      await until(() => got.length > 1);
+      assert.deepEqual(got, ["c1:COMMAND_COMPLETE:m1", "c2:COMMAND_COMPLETE:m2"]);
+    } finally {
+      watch.close();
+      await client.close();
+      await server.close();
+    }
+  });
+});

@@ -467,6 +467,9 @@ export class InboxWatch implements EntryOwner {
         if (d > this.newestRead) this.newestRead = d;
       }
       if (reachedOld || end) this.coveredFrom = Math.min(this.coveredFrom, need);
+      // A read that stopped at a first page that answered every wait may have left events
+      // unread below it (a server that cuts pages): the next read goes deep, as on a new inbox.
+      if (answeredAll) this.coveredFrom = Infinity;
       for (const e of fresh) {
         const marker = markerOf(e);
         if (marker) this.dispatch(marker, dateOf(e), now);
