@@ -16,7 +16,6 @@ import { registerSidebar } from "./sidebar";
 import { ACCOUNT_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { contextIdOf } from "../lib/node-red/context-id";
 import { forgetAnswerTimes, keptAnswerTimes } from "../lib/node-red/kept-answer-times";
-import { SavedAnswerTimes } from "../lib/node-red/saved-answer-times";
 
 export = function (RED: NodeAPI): void {
   const t = translator(RED, "edge-account");
@@ -26,24 +25,21 @@ export = function (RED: NodeAPI): void {
     this.name = def.name;
     // Test connection sends this account's stored token to this URL only.
     this.baseUrl = def.baseUrl;
-    let saved: SavedAnswerTimes | undefined;
     try {
       const client = new EdgeClient(settingsOf(RED, def, this.credentials));
-      // How fast the devices answered, learned by this account's previous instance (a redeploy)
-      // or, with a persistent store, before a restart: a device's first command is read near it.
+      // How fast the devices answered, learned by this account's previous instance (a redeploy):
+      // a device's first command is read near it. Not saved in the node's context: writing it
+      // there broke the fault harness's invariant that every command ends (await property, seed
+      // 557593096 path 7), for a reason not found yet.
       const origin = `${def.baseUrl} ${def.company}`;
       const answers = keptAnswerTimes(contextIdOf(this), origin);
       this.services = new AccountServices(client, answers);
-      saved = new SavedAnswerTimes(this, answers, origin, (err) => {
-        this.warn(String(err));
-      });
     } catch (err) {
       this.configError =
         err instanceof EdgeError ? err : new EdgeError("bad-config", { detail: String(err) });
       this.error(errorText(t, this.configError));
     }
     this.on("close", (removed: boolean, done: () => void) => {
-      saved?.close();
       if (removed) forgetAnswerTimes(contextIdOf(this));
       void (this.services?.close() ?? Promise.resolve()).then(() => {
         done();

@@ -3,8 +3,7 @@
 // device it has not heard yet: devices of one kind answer alike, and in a plant most commands are
 // the first one a device has had since Node-RED started. The numbers live here, not in an inbox's
 // watch, which is dropped 10 minutes after its last wait: a device used once a shift kept nothing.
-// The account node keeps this object across a redeploy and saves it in its context
-// (lib/node-red/saved-answer-times.ts).
+// The account node keeps this object across a redeploy (lib/node-red/kept-answer-times.ts).
 
 /** Weight of the newest answer time in the smoothed one. */
 const WEIGHT = 0.3;
@@ -12,12 +11,6 @@ const WEIGHT = 0.3;
 export const MAX_ANSWER_MS = 10 * 60_000;
 /** Devices remembered; past this the one heard from longest ago is forgotten. */
 const MAX_DEVICES = 10_000;
-
-/** The shape saved in a context store. */
-export interface AnswerTimesData {
-  account?: number;
-  devices: Record<string, number>;
-}
 
 function isAnswerMs(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_ANSWER_MS;
@@ -32,8 +25,6 @@ export class AnswerTimes {
   account: number | undefined;
   /** By inbox key, the device heard from last at the end (a Map keeps insertion order). */
   private readonly devices = new Map<string, number>();
-  /** Told after each change: the account node saves (throttled). */
-  onChange: (() => void) | undefined;
 
   /** An account that has learned only its own pace (tests, a prior given outright). */
   static withAccount(ms: number | undefined): AnswerTimes {
@@ -62,42 +53,5 @@ export class AnswerTimes {
       if (oldest !== undefined) this.devices.delete(oldest);
     }
     this.account = smooth(this.account, ms);
-    this.onChange?.();
-  }
-
-  toJSON(): AnswerTimesData {
-    const devices: Record<string, number> = {};
-    for (const [k, v] of this.devices) devices[k] = Math.round(v);
-    return this.account === undefined
-      ? { devices }
-      : { account: Math.round(this.account), devices };
-  }
-
-  /**
-   * Takes what a store held (anything a user or an older version may have left there): a value
-   * learned in this process wins, a value of the wrong shape is skipped. True when it took any.
-   */
-  merge(data: unknown): boolean {
-    if (typeof data !== "object" || data === null) return false;
-    const { account, devices } = data as { account?: unknown; devices?: unknown };
-    let took = false;
-    if (this.account === undefined && isAnswerMs(account)) {
-      this.account = account;
-      took = true;
-    }
-    if (typeof devices !== "object" || devices === null) return took;
-    // Older than anything learned here: in front, the first to be forgotten.
-    const learned = [...this.devices];
-    const known = new Set(this.devices.keys());
-    this.devices.clear();
-    for (const [k, v] of Object.entries(devices)) {
-      if (this.devices.size + learned.length >= MAX_DEVICES) break;
-      if (isAnswerMs(v) && !known.has(k)) {
-        this.devices.set(k, v);
-        took = true;
-      }
-    }
-    for (const [k, v] of learned) this.devices.set(k, v);
-    return took;
   }
 }

@@ -2,8 +2,7 @@
 // under the account node's context id, across the node's close and its re-creation by a deploy:
 // a redeploy used to start every account with nothing learned, and its devices' first commands
 // each waited a whole interval (issue 29). As for the saved waits (kept-records.ts), memory is
-// what carries them across a redeploy whatever the settings; the context store
-// (saved-answer-times.ts) is for a restart.
+// what carries them across a redeploy whatever the settings. A restart starts cold.
 import { AnswerTimes } from "../commands/answer-times";
 
 interface Kept {
