@@ -13,7 +13,10 @@
 //                   while 100 commands (one per device of the first 100) run on them, answer after
 //                   200 ms: inbox reads per second over all devices, and marker to output
 // Each account first runs one command per device that is not measured: the account's first
-// answer is what teaches the fast schedule a pace. The simulator writes COMMAND_START half-way and
+// answer is what teaches the fast schedule a pace. The first-command cases (issue 29: first,
+// freshBurst, fleetPace; bench/lib/first-commands.js) measure what that leaves out: devices never
+// used, on an account that has learned another device ("learned") or nothing at all ("cold"), on
+// a server that is not the simulator, whose devices run commands one after another. The simulator writes COMMAND_START half-way and
 // COMMAND_COMPLETE at the delay (its command delay is half of it).
 // Measured: marker (COMMAND_COMPLETE's creationDate, the simulator's clock, same machine) to
 // output p50 / p95 / max, inbox reads per command (the simulator's request log), and, for the
@@ -26,6 +29,7 @@ const { collect, percentile, sleep, spread } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
 const { fmt, mmm, table } = require("./lib/format");
 const { plainQuietReads } = require("./lib/plain-reads");
+const first = require("./lib/first-commands");
 
 const DEFAULT_LIMITS = { timeout: "", retries: "", rate: "", concurrency: "", queue: "" };
 const PACES = ["fast", "fixed"];
@@ -234,7 +238,7 @@ async function quietReads(sim, red, runId, devices, ms) {
 async function measure({ quick, only }) {
   const pairs = quick ? 2 : 5;
   const perCase = quick ? 3 : 6;
-  const cases = ["oneAtATime", "burst", "thousand", "quiet"].filter(
+  const cases = ["oneAtATime", "burst", "thousand", "quiet", ...Object.keys(first.CASES)].filter(
     (c) => !only || only.includes(c),
   );
   const sim = await startSimulator();
@@ -266,6 +270,13 @@ async function measure({ quick, only }) {
           readsPerCommand: pick("readsPerCommand", 2),
           readsPerSecond:
             rs[0].readsPerSecond === undefined ? undefined : pick("readsPerSecond", 1),
+          ...(rs[0].overFloor === undefined
+            ? {}
+            : {
+                timeMs: pick("timeMs"),
+                floorMs: pick("floorMs"),
+                overFloor: pick("overFloor", 2),
+              }),
           timedOut: Math.max(...rs.map((r) => r.timedOut)),
           fault: Math.max(...rs.map((r) => r.fault)),
           runs: rs,
@@ -275,7 +286,8 @@ async function measure({ quick, only }) {
       const f = result[label].fast;
       const x = result[label].fixed;
       progress(
-        `latency ${label}: p50 ${f.p50.median} vs ${x.p50.median} ms, reads/command ` +
+        `latency ${label}: p50 ${f.p50.median} vs ${x.p50.median} ms, p95 ${f.p95.median} vs ` +
+          `${x.p95.median} ms, reads/command ` +
           `${f.readsPerCommand.median} vs ${x.readsPerCommand.median}`,
       );
     };
@@ -300,6 +312,22 @@ async function measure({ quick, only }) {
         `${fmt(devices.length)} devices pending, 100 commands, answer 200 ms`,
         (pace, id) => thousand(sim, red, id, pace, devices, 100),
       );
+    }
+    const firstCases = Object.keys(first.CASES).filter((c) => cases.includes(c));
+    if (firstCases.length > 0) {
+      const server = await first.startFuzzServer();
+      try {
+        for (const c of firstCases) {
+          // A fleet on a cold account only: its first answer teaches the other 199 devices.
+          for (const account of c === "fleetPace" ? ["cold"] : ["cold", "learned"]) {
+            await paired(`${first.CASES[c].label}, ${account} account`, (pace, id) =>
+              first.CASES[c].run(server, red, id, pace, account),
+            );
+          }
+        }
+      } finally {
+        await server.close();
+      }
     }
     if (cases.includes("quiet")) {
       const devices = await makeDevices(sim, "quiet", 100);
@@ -351,7 +379,9 @@ function report(r) {
     `(fast) beside the interval alone (fixed, before issue 20), ${r.pairs} pairs in alternating order;`,
     "min / median / max over the runs. Marker = COMMAND_COMPLETE's creation, output = the flow's message.",
   ];
-  const rows = [["case", "schedule", "p50 ms", "p95 ms", "max ms", "reads/command", "reads/s"]];
+  const rows = [
+    ["case", "schedule", "p50 ms", "p95 ms", "max ms", "reads/command", "reads/s", "time / floor"],
+  ];
   for (const [label, c] of Object.entries(r.cases)) {
     if (label === "quiet") continue;
     for (const pace of PACES) {
@@ -364,6 +394,7 @@ function report(r) {
         mmm(s.max),
         mmm(s.readsPerCommand, 2),
         s.readsPerSecond ? mmm(s.readsPerSecond, 1) : "-",
+        s.overFloor ? mmm(s.overFloor, 2) : "-",
       ]);
     }
   }
@@ -377,8 +408,46 @@ function report(r) {
   return lines;
 }
 
+/** The first-command cases' targets (issue 29), each beside the fixed schedule's figure. */
+function firstTargets(label, c, add) {
+  const vs = (key, digits = 0) =>
+    `${fmt(c.fast[key].median, digits)} (fixed ${fmt(c.fixed[key].median, digits)})`;
+  if (label.startsWith("fleet")) {
+    add(
+      `Latency, ${label}: time / the sends' own floor (median)`,
+      vs("overFloor", 2),
+      "<= 1.05x",
+      c.fast.overFloor.median <= 1.05,
+    );
+    add(
+      `Latency, ${label}: inbox reads per device (median)`,
+      vs("readsPerCommand", 2),
+      "<= 1.3",
+      c.fast.readsPerCommand.median <= 1.3,
+    );
+    return;
+  }
+  const [p50, p95] = label.startsWith("40 at once") ? [200, 500] : [100, 300];
+  add(
+    `Latency, ${label}: marker to output p50 / p95 (median)`,
+    `${fmt(c.fast.p50.median)} / ${fmt(c.fast.p95.median)} ms (fixed ${fmt(c.fixed.p50.median)} / ${fmt(c.fixed.p95.median)})`,
+    `<= ${p50} / ${p95} ms`,
+    c.fast.p50.median <= p50 && c.fast.p95.median <= p95,
+  );
+  add(
+    `Latency, ${label}: inbox reads per command (median)`,
+    vs("readsPerCommand", 2),
+    "<= 3",
+    c.fast.readsPerCommand.median <= 3,
+  );
+}
+
 function targets(r, add) {
   for (const [label, c] of Object.entries(r.cases)) {
+    if (label.endsWith(" account")) {
+      firstTargets(label, c, add);
+      continue;
+    }
     if (label === "quiet" || label.startsWith("burst")) continue;
     if (label.includes("devices pending")) {
       add(

@@ -22,6 +22,7 @@ const PLAIN = {
   skewMs: 0, // added to every creationDate the server writes
   deepMarkers: [], // device names whose markers are nested DEEP_LEVELS deep
   slowMs: 0, // dev1 answers this much later than the others
+  serial: false, // a device runs its commands one after another: a burst is answered at growing delays
 };
 
 function hexId(letter) {
@@ -177,7 +178,13 @@ async function startFuzzServer() {
           foreign: true,
         }),
       );
-    const answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
+    let answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
+    if (b.serial) {
+      // This command starts when the device has answered the one before it.
+      const now = Date.now();
+      device.busyUntil = Math.max(now, device.busyUntil ?? 0) + answerMs;
+      answerMs = device.busyUntil - now;
+    }
     later(answerMs, () =>
       writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id),
     );

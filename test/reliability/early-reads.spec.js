@@ -12,6 +12,7 @@ const { lib } = require("../support/lib");
 
 const { EdgeClient } = lib("api/client");
 const { InboxWatch } = lib("commands/inbox-watch");
+const { AnswerTimes } = lib("commands/answer-times");
 
 const INBOX = "/demo/devices/lcd-board/:inbox";
 
@@ -150,7 +151,7 @@ describe("early inbox reads of edge-await-command, against a device of its own p
     });
     const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
       pace: "fast",
-      accountAnswerMs: 200,
+      answers: AnswerTimes.withAccount(200),
     });
     try {
       // Another read of the lane uses this second's budget: the early read will find no room.

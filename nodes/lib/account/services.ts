@@ -2,6 +2,7 @@
 // closed as one: the API client (connection pool, rate limit), the per-device write queue, the
 // inbox poller, the stream watcher, the device-name cache and the account's health.
 import type { EdgeClient } from "../api/client";
+import type { AnswerTimes } from "../commands/answer-times";
 import { InboxPoller } from "../commands/inbox-poller";
 import { KeyedQueue } from "../device/keyed-queue";
 import { DeviceNames } from "../device/names";
@@ -20,8 +21,12 @@ export class AccountServices {
   /** Queue, 429 wait and authentication state, shown on every node of the account. */
   readonly health: AccountHealth;
 
-  constructor(readonly client: EdgeClient) {
-    this.poller = new InboxPoller(client);
+  /** `answers`: the devices' answer times the account learned before (a redeploy keeps them). */
+  constructor(
+    readonly client: EdgeClient,
+    answers?: AnswerTimes,
+  ) {
+    this.poller = new InboxPoller(client, answers);
     this.names = new DeviceNames(client);
     this.watcher = new StreamWatcher(client);
     const limiter = client.limiter;

@@ -6,16 +6,28 @@
 // took yet in unclaimed-markers.ts.
 import type { EdgeClient } from "../api/client";
 import type { InboxRef, Wait, WatchHandle } from "./inbox-types";
-import { InboxWatch } from "./inbox-watch";
+import { AnswerTimes } from "./answer-times";
+import { InboxWatch, inboxKey } from "./inbox-watch";
 import type { PollerOptions, ReadPace } from "./read-schedule";
 
 /** Owned by the account: every inbox being watched through it. */
 export class InboxPoller {
   private readonly watches = new Map<string, InboxWatch>();
   /** Shared with every watch, so that the bench can switch the pace of a running account. */
-  private readonly options: PollerOptions = { pace: "fast", accountAnswerMs: undefined };
+  private readonly options: PollerOptions;
 
-  constructor(private readonly client: EdgeClient) {}
+  /** `answers`: what the account learned before (kept across a redeploy by the account node). */
+  constructor(
+    private readonly client: EdgeClient,
+    answers: AnswerTimes = new AnswerTimes(),
+  ) {
+    this.options = { pace: "fast", answers };
+  }
+
+  /** The account's learned answer times, shared by all its inboxes. */
+  get answers(): AnswerTimes {
+    return this.options.answers;
+  }
 
   /** "fast" (the default): reads follow the commands; "fixed": the interval alone, the bench's peer. */
   get pace(): ReadPace {
@@ -35,7 +47,7 @@ export class InboxPoller {
 
   /** Starts delivering the inbox's markers to `wait`, first those read before it started. */
   watch(inbox: InboxRef, wait: Wait): WatchHandle {
-    const key = inbox.streamId !== undefined ? `id:${inbox.streamId}` : `path:${inbox.path ?? ""}`;
+    const key = inboxKey(inbox);
     let w = this.watches.get(key);
     if (!w) {
       const created = new InboxWatch(

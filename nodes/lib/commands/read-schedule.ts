@@ -9,11 +9,18 @@
 // is the rate limiter's call (hasRoomForEarlyPoll): it gives way to due reads and to commands.
 //
 // Until a device has answered once, its pace is the account's (the smoothed answer time of all its
-// devices). Until the account has seen one result, the interval alone reads, exactly as before:
-// nothing is known to plan for, and a guess would read every new inbox at 50 ms for nothing.
+// devices, lib/commands/answer-times.ts, kept across a redeploy): devices of one kind answer alike.
+// An account that has never seen a result (a new one, or one whose store kept nothing) knows no
+// pace, and nothing public says how fast a device answers (api-facts.md is silent). It reads the
+// command's inbox COLD_FIRST_MS after the command and then after gaps that double (125, 250, 500,
+// 1,000 ms from the command), until the gap reaches the interval: at most three reads more than
+// the interval's, only until the account's first answer. Before issue 29 the interval alone read
+// here, and the first command of every new account took a whole interval.
 //
 // Server dates (a command's creation, a marker's) are compared with Date.now(): a clock that is
 // off only moves the first read, which is clamped, and the growing gaps still find the result.
+import { MAX_ANSWER_MS } from "./answer-times";
+import type { AnswerTimes } from "./answer-times";
 
 /** "fast": reads follow the commands; "fixed": the interval alone (before issue 20; the bench's peer). */
 export type ReadPace = "fast" | "fixed";
@@ -21,56 +28,54 @@ export type ReadPace = "fast" | "fixed";
 /** What the account's poller shares with its inbox watches; the bench switches the pace. */
 export interface PollerOptions {
   pace: ReadPace;
-  /** Smoothed answer time over the account's devices: the pace of a device not heard yet. */
-  accountAnswerMs: number | undefined;
+  /** What the account has learned of its devices' answer times. */
+  answers: AnswerTimes;
 }
 
 /** The first gap after a read that found no result. */
 export const FIRST_GAP_MS = 50;
 /** Read this long after the expected answer: a device a few ms late is still found at once. */
 const MARGIN_MS = 15;
-/** Weight of the newest answer time in the smoothed one. */
-const WEIGHT = 0.3;
-/** Answer times longer than this are not learned: a device that was offline, not its pace. */
-const MAX_ANSWER_MS = 10 * 60_000;
+/** The first read of a command when the account knows no pace yet, and the first gap after it. */
+export const COLD_FIRST_MS = 125;
 
 export class ReadSchedule {
   /** performance.now() of the next early read; Infinity when none is planned. */
   next = Infinity;
-  /** Smoothed ms from a command's start to its result on this device; undefined until one. */
-  private answerMs: number | undefined;
   /** Server date of the newest result: a queued command starts when the one before it ends. */
   private lastResult = -Infinity;
   private gap = FIRST_GAP_MS;
 
-  constructor(private readonly options: PollerOptions) {}
+  /** `key`: the device's inbox, under which the account keeps its answer time. */
+  constructor(
+    private readonly options: PollerOptions,
+    private readonly key: string,
+  ) {}
 
   /** The learned answer time (for tests and the bench). */
   get expectedAnswerMs(): number | undefined {
-    return this.answerMs;
+    return this.options.answers.of(this.key);
   }
 
   /**
-   * A command created at `since` (server ms) is pending: read just after its expected answer. An
-   * earlier plan stays. False when no pace is known yet: the interval alone reads.
+   * A command created at `since` (server ms) is pending: read just after its expected answer, or,
+   * with no pace known at all, COLD_FIRST_MS after it. An earlier plan stays.
    */
-  expect(since: number, now: number): boolean {
-    const answerMs = this.answerMs ?? this.options.accountAnswerMs;
-    if (answerMs === undefined) return false;
+  expect(since: number, now: number): void {
+    const { answers } = this.options;
+    const answerMs = answers.of(this.key) ?? answers.account;
     const start = Math.max(since, this.lastResult);
-    const delay = Math.min(MAX_ANSWER_MS, Math.max(0, start + answerMs + MARGIN_MS - Date.now()));
+    const after = answerMs === undefined ? COLD_FIRST_MS : answerMs + MARGIN_MS;
+    const delay = Math.min(MAX_ANSWER_MS, Math.max(0, start + after - Date.now()));
     this.next = Math.min(this.next, now + delay);
-    this.gap = FIRST_GAP_MS;
-    return true;
+    this.gap = answerMs === undefined ? COLD_FIRST_MS : FIRST_GAP_MS;
   }
 
   /** A result created at `date` answered a command created at `since` (server ms). */
   learn(since: number, date: number): void {
     const ms = date - Math.max(since, this.lastResult);
     if (date > this.lastResult) this.lastResult = date;
-    if (!(ms >= 0 && ms <= MAX_ANSWER_MS)) return;
-    this.answerMs = smooth(this.answerMs, ms);
-    this.options.accountAnswerMs = smooth(this.options.accountAnswerMs, ms);
+    this.options.answers.learn(this.key, ms);
   }
 
   /**
@@ -92,8 +97,4 @@ export class ReadSchedule {
     this.next = Infinity;
     this.gap = FIRST_GAP_MS;
   }
-}
-
-function smooth(old: number | undefined, ms: number): number {
-  return old === undefined ? ms : old + WEIGHT * (ms - old);
 }

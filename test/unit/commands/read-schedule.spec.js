@@ -1,40 +1,55 @@
 // nodes/lib/commands/read-schedule.ts: when an inbox with pending waits is read ahead of its
-// interval. Nothing planned until a pace is known; then just after the expected answer, then after
-// gaps of 50, 100, 200 ... ms until the gap reaches the interval. Plain numbers, no timers.
+// interval. Just after the expected answer (the device's, else the account's), then after gaps of
+// 50, 100, 200 ... ms until the gap reaches the interval; with no pace known at all, 125 ms after
+// the command and then after doubling gaps. Plain numbers, no timers.
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { ReadSchedule, FIRST_GAP_MS } = lib("commands/read-schedule");
+const { ReadSchedule, FIRST_GAP_MS, COLD_FIRST_MS } = lib("commands/read-schedule");
+const { AnswerTimes } = lib("commands/answer-times");
 
-const options = () => ({ pace: "fast", accountAnswerMs: undefined });
+const options = () => ({ pace: "fast", answers: new AnswerTimes() });
+let inboxes = 0;
+/** A schedule of a device of its own (a key no other schedule has), or of `key`. */
+const schedule = (opts, key = `path:/demo/devices/d${++inboxes}/:inbox`) =>
+  new ReadSchedule(opts, key);
 
 describe("read schedule (early inbox reads)", function () {
-  it("plans nothing while neither the device nor the account has answered", function () {
-    const s = new ReadSchedule(options());
-    assert.equal(s.expect(Date.now(), 1000), false);
-    assert.equal(s.next, Infinity);
+  it("reads a cold account's command 125 ms after it, then after doubling gaps up to the interval", function () {
+    const s = schedule(options());
+    s.expect(Date.now(), 0);
+    assert.ok(s.next >= COLD_FIRST_MS - 5 && s.next <= COLD_FIRST_MS, String(s.next));
+    // The first read may come a few ms early: the command was created a few ms before expect().
+    const late = COLD_FIRST_MS - s.next;
+    const reads = [];
+    for (let i = 0; i < 20 && s.next !== Infinity; i++) {
+      reads.push(s.next + late);
+      s.missed(s.next, 1000);
+    }
+    // Three reads before the interval's own at 1,000 ms, then the interval alone.
+    assert.deepEqual(reads, [125, 250, 500, 1000]);
   });
 
   it("plans the first read just after the device's learned answer time", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     const t = Date.now();
     s.learn(t - 10_000, t - 10_000 + 300);
     assert.equal(s.expectedAnswerMs, 300);
-    assert.equal(s.expect(Date.now(), 0), true);
+    s.expect(Date.now(), 0);
     // 300 ms after a command created now, plus a margin of a few ms; never before the answer.
     assert.ok(s.next >= 300 && s.next <= 340, String(s.next));
   });
 
   it("smooths the answer time: one slow answer moves it part of the way", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     s.learn(0, 200);
     s.learn(1000, 2000);
     assert.ok(s.expectedAnswerMs > 200 && s.expectedAnswerMs < 1000, String(s.expectedAnswerMs));
   });
 
   it("counts a queued command's answer time from the result before it", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     s.learn(0, 200);
     // Created at 0 but run after the first finished at 200: it took 200 ms, not 400.
     s.learn(0, 400);
@@ -43,14 +58,14 @@ describe("read schedule (early inbox reads)", function () {
 
   it("gives a device not heard from yet the account's pace", function () {
     const shared = options();
-    new ReadSchedule(shared).learn(0, 500);
-    const other = new ReadSchedule(shared);
-    assert.equal(other.expect(Date.now(), 0), true);
+    schedule(shared).learn(0, 500);
+    const other = schedule(shared);
+    other.expect(Date.now(), 0);
     assert.ok(other.next >= 500 && other.next <= 540, String(other.next));
   });
 
   it("reads again after gaps that double until they reach the interval, then stops", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     s.learn(0, 0);
     s.expect(Date.now(), 0);
     const gaps = [];
@@ -64,7 +79,7 @@ describe("read schedule (early inbox reads)", function () {
   });
 
   it("keeps the plan when an interval read came before the early one", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     s.learn(0, 0);
     s.expect(Date.now(), 500);
     const planned = s.next;
@@ -73,7 +88,7 @@ describe("read schedule (early inbox reads)", function () {
   });
 
   it("stops planning on stop()", function () {
-    const s = new ReadSchedule(options());
+    const s = schedule(options());
     s.learn(0, 0);
     s.expect(Date.now(), 0);
     s.stop();
