@@ -14,8 +14,8 @@ import { registerTestConnection } from "./test-connection";
 import { registerDirectory } from "./directory";
 import { registerSidebar } from "./sidebar";
 import { ACCOUNT_RANGES, editorSettings } from "../lib/node-red/ranges";
-import { contextIdOf } from "../lib/node-red/context-id";
-import { forgetAnswerTimes, keptAnswerTimes } from "../lib/node-red/kept-answer-times";
+import { contextIdOf } from "../lib/records/context-id";
+import { forgetAnswerTimes, keptAnswerTimes } from "../lib/records/kept-answer-times";
 
 export = function (RED: NodeAPI): void {
   const t = translator(RED, "edge-account");

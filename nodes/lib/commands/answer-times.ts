@@ -3,7 +3,7 @@
 // device it has not heard yet: devices of one kind answer alike, and in a plant most commands are
 // the first one a device has had since Node-RED started. The numbers live here, not in an inbox's
 // watch, which is dropped 10 minutes after its last wait: a device used once a shift kept nothing.
-// The account node keeps this object across a redeploy (lib/node-red/kept-answer-times.ts).
+// The account node keeps this object across a redeploy (lib/records/kept-answer-times.ts).
 
 /** Weight of the newest answer time in the smoothed one. */
 const WEIGHT = 0.3;
