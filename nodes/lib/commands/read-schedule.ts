@@ -11,7 +11,7 @@
 // Until a device has answered once, its pace is the account's (the smoothed answer time of all its
 // devices, lib/commands/answer-times.ts, kept across a redeploy): devices of one kind answer alike.
 // An account that has never seen a result (a new one, or one whose store kept nothing) knows no
-// pace, and nothing public says how fast a device answers (api-facts.md is silent). It reads the
+// pace, and nothing public about the API says how fast a device answers. It reads the
 // command's inbox COLD_FIRST_MS after the command and then after gaps that double (125, 250, 500,
 // 1,000 ms from the command), until the gap reaches the interval: at most three reads more than
 // the interval's, only until the account's first answer. Before issue 29 the interval alone read
