@@ -7,7 +7,7 @@ import type { AccountSettings } from "../lib/api/account-settings";
 import { ACCOUNT_RANGES } from "../lib/node-red/ranges";
 import type { Range } from "../lib/node-red/ranges";
 import { EdgeError } from "../lib/api/errors";
-import type { TlsOptions } from "../lib/api/transport";
+import type { TlsOptions } from "../lib/api/tls-options";
 import { proxyFor } from "./proxy-choice";
 
 export interface AccountDef extends NodeDef {

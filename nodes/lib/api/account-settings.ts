@@ -4,7 +4,7 @@
 import { EdgeError } from "./errors";
 import type { RateLimit } from "./rate-limiter";
 import type { RetryPolicy } from "./retry";
-import type { TlsOptions } from "./transport";
+import type { TlsOptions } from "./tls-options";
 import type { ProxySettings } from "./proxy-pool";
 import { MAX_TIMER_MS } from "./timer-delay";
 

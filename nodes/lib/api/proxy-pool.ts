@@ -8,7 +8,7 @@
 // request node sends them: a stock Squid refuses CONNECT to any port but 443.
 import type { Dispatcher, ProxyAgent as UndiciProxyAgent } from "undici";
 import { EdgeError } from "./errors";
-import type { TlsOptions } from "./transport";
+import type { TlsOptions } from "./tls-options";
 
 export interface ProxySettings {
   /** The proxy's URL without credentials: `http://proxy.plant:3128`. */

@@ -7,6 +7,7 @@ import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
 import { createProxyPool, proxyFailure } from "./proxy-pool";
 import type { ProxySettings } from "./proxy-pool";
+import type { TlsOptions } from "./tls-options";
 
 export interface Attempt {
   method: "GET" | "PUT" | "POST";
@@ -22,15 +23,6 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-}
-
-export interface TlsOptions {
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  passphrase?: string;
-  servername?: string;
-  rejectUnauthorized?: boolean;
 }
 
 export interface PoolOptions {
