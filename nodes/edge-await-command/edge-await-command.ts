@@ -145,21 +145,14 @@ export = function (RED: NodeAPI): void {
       changes: () => shared.changes,
       log,
       cancelled: (count) => {
-        // As msg.reset shows "reset": grey when none is left, else the waits still pending.
-        const left = shared.waiting;
-        setStatus(
-          left > 0
-            ? {
-                fill: "blue",
-                shape: "ring",
-                text: clip(t("edge-await-command.status.cancelledSome", { count, left })),
-              }
-            : {
-                fill: "grey",
-                shape: "ring",
-                text: clip(t("edge-await-command.status.cancelled", { count })),
-              },
-        );
+        // As msg.reset shows "reset": grey when none is left, blue while waits are still pending
+        // (the next read of the inbox counts them again: "waiting (n)"). One short text for both:
+        // with the number left too it outgrew a node's status at large counts.
+        setStatus({
+          fill: shared.waiting > 0 ? "blue" : "grey",
+          shape: "ring",
+          text: clip(t("edge-await-command.status.cancelled", { count })),
+        });
       },
     });
 

@@ -103,7 +103,7 @@ describe("edge devices sidebar: cancelling waits", function () {
     // Set as the cancel is made; the next read of the inbox says "waiting (2)" again, which is true.
     const after = statuses.slice(from);
     const told = after.findIndex((st) => /cancelled/.test(st.text));
-    assert.deepEqual(after[told], { fill: "blue", shape: "ring", text: "1 cancelled, 2 waiting" });
+    assert.deepEqual(after[told], { fill: "blue", shape: "ring", text: "1 cancelled in tab" });
     assert.ok(!after.slice(told).some((st) => /\(3\)/.test(st.text)), JSON.stringify(after));
     await cancel({ device: "lcd-board" });
     assert.deepEqual(statuses.at(-1), {
