@@ -238,8 +238,13 @@ describe("saved flows", function () {
     const inject = (running, def) =>
       running.inject(tab.find((n) => n.wires?.[0]?.[0] === def.id && n.type === "inject").name);
 
-    it("account: reaches the server over TLS with the tls-config's CA, as the company, with its limits", async function () {
+    it("account: reaches the server over TLS with the tls-config's CA, as the company, with its limits, past its http proxy for the hosts it bypasses", async function () {
       assert.equal(accountDef.useTls, true);
+      // The proxy (nothing listens on its port) lists the simulator's host to bypass: a request
+      // sent to it would fail with proxy-refused.
+      const proxyDef = tab.find((n) => n.id === accountDef.proxy);
+      assert.equal(proxyDef.type, "http proxy");
+      assert.deepEqual(proxyDef.noproxy, ["127.0.0.1"]);
       const running = await deploy();
       inject(running, deviceStateDef);
       await running.debugged("state");

@@ -17,6 +17,7 @@ const CORE_FILES = {
   join: "sequence/17-split.js",
   switch: "function/10-switch.js",
   change: "function/15-change.js",
+  "http proxy": "network/06-httpproxy.js",
   rbe: "function/rbe.js",
   "tls-config": "network/05-tls.js",
 };
