@@ -9,6 +9,11 @@ const assert = require("node:assert/strict");
 const { helper, collect, noMessage, load, watch, withRed, CORE } = require("../support/red");
 const { flowOf, awaitCommand } = require("../support/flow");
 const { inboxServer, account, marker } = require("../support/inbox-server");
+const { hooks } = require("@node-red/util");
+const { giveRuntimeHooks } = require("../support/runtime-hooks");
+
+// RED.hooks, as a real runtime gives them: a late message to a closed await node goes through them.
+giveRuntimeHooks(helper);
 
 const FUNCTION = require("@node-red/nodes/core/function/10-function.js");
 
@@ -132,4 +137,38 @@ describe("edge-await-command given a msg.command built in a Function node", func
       await noMessage(helper.getNode("late"), 100);
     });
   }
+
+  // A message a node sent just before a deploy began, routed to the await node then, reaches it
+  // once the deploy has closed it: Node-RED delivered it there, to no listener, and the message
+  // never ended (seed 801, path 27 of the fault harness: a Function node between send and await,
+  // at a load of 20). Node-RED's preDeliver hook holds the delivery here until the close, as the
+  // load did there.
+  it("ends a message on its way to the await node when a full deploy began, on the await node in place", async function () {
+    const f = flow();
+    await load(f.nodes, f.credentials, [CORE.catch, FUNCTION]);
+    const oldA1 = helper.getNode("a1");
+    // Node-RED takes a node's input listeners away once its close listeners have run.
+    const closed = new Promise((resolve) => {
+      oldA1.on("close", () => setImmediate(resolve));
+    });
+    const HOLD = "preDeliver.await-hand-built-spec";
+    hooks.add(HOLD, (event) => (event.msg?._msgid === "late" ? closed : undefined));
+    try {
+      helper.getNode("fn0").send({ _msgid: "late", command: { id: "21", device: "lcd-board" } });
+      await deploy("full");
+      await closed;
+    } finally {
+      hooks.remove(HOLD);
+    }
+    assert.notEqual(helper.getNode("a1"), oldA1);
+    server.state.events.push(marker(Date.now(), { status: "COMMAND_COMPLETE", ref: "21" }));
+    const [got] = await collect(helper.getNode("ok"), 1, 10_000);
+    assert.equal(got._msgid, "late");
+    assert.equal(got.payload.elems.ref, "21");
+    await Promise.all([
+      noMessage(helper.getNode("ok"), 300),
+      noMessage(helper.getNode("caught"), 0),
+      noMessage(helper.getNode("late"), 0),
+    ]);
+  });
 });
