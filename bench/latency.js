@@ -24,14 +24,14 @@
 // with a pending wait each, 100 old events in each inbox, nothing new, read every second.
 "use strict";
 const { startSimulator } = require("./lib/sim");
-const { startRuntime, accountNode, sinkNode } = require("./lib/node-red");
-const { collect, percentile, sleep, spread } = require("./lib/stats");
+const { startRuntime, accountNode } = require("./lib/node-red");
+const { collect, sleep, spread } = require("./lib/stats");
 const { runSection, progress } = require("./lib/section");
 const { fmt, mmm, table } = require("./lib/format");
 const { plainQuietReads } = require("./lib/plain-reads");
 const first = require("./lib/first-commands");
+const { sendAwaitFlow, deploySendAwait, summary } = require("./lib/send-await");
 
-const DEFAULT_LIMITS = { timeout: "", retries: "", rate: "", concurrency: "", queue: "" };
 const PACES = ["fast", "fixed"];
 const ONE_AT_A_TIME = [0, 100, 500, 2000, "spread"];
 
@@ -45,69 +45,12 @@ async function makeDevices(sim, prefix, count) {
   return devices;
 }
 
-function flow(sim, runId) {
-  return [
-    { id: "tab", type: "tab", label: "latency" },
-    accountNode(sim, `acc${runId}`, DEFAULT_LIMITS),
-    {
-      id: `send${runId}`,
-      z: "tab",
-      type: "edge-send-command",
-      account: `acc${runId}`,
-      target: "device",
-      device: "{{device}}",
-      elems: "",
-      ttl: "",
-      wires: [[`await${runId}`]],
-    },
-    {
-      id: `await${runId}`,
-      z: "tab",
-      type: "edge-await-command",
-      account: `acc${runId}`,
-      inbox: "",
-      timeout: "60000",
-      interval: "",
-      wires: [["complete"], ["fault"], ["timedOut"]],
-    },
-    sinkNode("complete", "tab"),
-    sinkNode("fault", "tab"),
-    sinkNode("timedOut", "tab"),
-  ];
-}
-
-/** Deploys a fresh account at `pace`; results arrive through `ended()`. */
+/** Deploys a fresh account at `pace`; `other` counts the waits that ended on fault or timeout. */
 async function deploy(sim, red, runId, pace) {
-  await red.deploy(flow(sim, runId));
-  red.getNode(`acc${runId}`).services.poller.pace = pace;
-  const waiting = new Map();
-  const delays = [];
-  const other = { fault: 0, timedOut: 0 };
-  red.getNode("complete").on("input", (msg, _send, done) => {
-    if (msg.tag !== undefined) delays.push(Date.now() - msg.payload.creationDate);
-    waiting.get(msg.tag)?.();
-    waiting.delete(msg.tag);
-    done();
-  });
-  for (const name of Object.keys(other)) {
-    red.getNode(name).on("input", (msg, _send, done) => {
-      if (msg.tag !== undefined) other[name]++;
-      waiting.get(msg.tag)?.();
-      waiting.delete(msg.tag);
-      done();
-    });
-  }
-  const send = red.getNode(`send${runId}`);
-  const node = red.getNode(`await${runId}`);
-  let serial = 0;
-  /** Sends a command to `device`; resolves when its wait has ended (the message keeps `tag`). */
-  const command = (device) =>
-    new Promise((resolve) => {
-      const tag = ++serial;
-      waiting.set(tag, resolve);
-      send.receive({ payload: { "/lcd/txt1": "x" }, device, tag });
-    });
-  return { command, delays, other, node };
+  const outputs = ["complete", "fault", "timedOut"];
+  const nodes = sendAwaitFlow(sim, runId, "latency", outputs);
+  const d = await deploySendAwait(red, nodes, runId, pace, "complete", ["fault", "timedOut"]);
+  return { ...d, node: red.getNode(`await${runId}`) };
 }
 
 /** Inbox reads of `devices` in the simulator's log between t0 and t1. */
@@ -128,16 +71,6 @@ const answerDelay = (delay) => (delay === "spread" ? Math.round(Math.random() * 
 
 async function setDelay(sim, ms) {
   await sim.control("PUT", "/config", { commandDelayMs: ms / 2 });
-}
-
-function summary(delays, reads, commands, extra = {}) {
-  return {
-    p50: percentile(delays, 50),
-    p95: percentile(delays, 95),
-    max: delays.length ? Math.max(...delays) : NaN,
-    readsPerCommand: reads / commands,
-    ...extra,
-  };
 }
 
 async function oneAtATime(sim, red, runId, pace, delay, device, count) {

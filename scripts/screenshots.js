@@ -10,35 +10,12 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { startDemo } = require("../test/support/demo");
-const { openEditorPage, showTab } = require("../test/support/browser");
+const { CHROMIUM, openEditorPage, showTab } = require("../test/support/browser");
+const { exampleNodes } = require("../test/support/examples");
+const { FLOW_TYPES } = require("../test/support/node-types");
 
 const ROOT = path.resolve(__dirname, "..");
-const CHROMIUM = process.env.EDGE_CHROMIUM || "/usr/bin/chromium";
-const TYPES = [
-  "edge-device-state",
-  "edge-send-command",
-  "edge-list-events",
-  "edge-await-command",
-  "edge-watch-events",
-  "edge-fleet-command",
-];
 const WAIT = 60000;
-
-/** The examples' nodes, each with the label of its tab. */
-function exampleNodes() {
-  const dir = path.join(ROOT, "examples");
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .flatMap((f) => {
-      const flow = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-      const tabs = Object.fromEntries(
-        flow.filter((n) => n.type === "tab").map((n) => [n.id, n.label]),
-      );
-      return flow.map((n) => ({ ...n, tab: tabs[n.z] }));
-    });
-}
 
 function parseArgs(argv) {
   let out = path.join(ROOT, "docs", "screenshots");
@@ -129,7 +106,7 @@ async function editorShots(page, ui, shot) {
   await page.locator("#red-ui-palette-search input").fill("");
   await page.locator("#red-ui-palette-search input").press("Backspace");
 
-  for (const type of TYPES) {
+  for (const type of FLOW_TYPES) {
     await ui.open(ui.node((n) => n.type === type));
     await ui.help();
     await shot(`edit-${type}`);

@@ -16,95 +16,49 @@
 // machine); reads are inbox GETs in the server's request log.
 "use strict";
 const path = require("node:path");
-const { accountNode, sinkNode, ROOT } = require("./node-red");
-const { percentile } = require("./stats");
+const { sinkNode, ROOT } = require("./node-red");
+const { ELEMS, sendAwaitFlow, deploySendAwait, summary } = require("./send-await");
 
 const { startFuzzServer } = require(path.join(ROOT, "test", "fuzz", "server"));
 
 const ANSWER_MS = 240;
-const DEFAULT_LIMITS = { timeout: "", retries: "", rate: "", concurrency: "", queue: "" };
 const FLEET_DEVICES = 200;
-const ELEMS = { "/lcd/txt1": "x" };
 
+/** The send -> await flow, and an edge-fleet-command with sinks on its report and each outputs. */
 function flow(server, runId) {
-  return [
-    { id: "tab", type: "tab", label: "first commands" },
-    accountNode(server, `acc${runId}`, DEFAULT_LIMITS),
-    {
-      id: `send${runId}`,
-      z: "tab",
-      type: "edge-send-command",
-      account: `acc${runId}`,
-      target: "device",
-      device: "{{device}}",
-      elems: "",
-      ttl: "",
-      wires: [[`await${runId}`]],
-    },
-    {
-      id: `await${runId}`,
-      z: "tab",
-      type: "edge-await-command",
-      account: `acc${runId}`,
-      inbox: "",
-      timeout: "60000",
-      interval: "",
-      wires: [["complete"], ["other"], ["other"]],
-    },
-    {
-      id: `fleet${runId}`,
-      z: "tab",
-      type: "edge-fleet-command",
-      account: `acc${runId}`,
-      devices: "{{{payload}}}",
-      filter: "",
-      elems: JSON.stringify(ELEMS),
-      ttl: "",
-      rate: 0,
-      concurrency: FLEET_DEVICES,
-      maxFailures: 0,
-      timeout: "60000",
-      interval: 1000,
-      store: "",
-      wires: [["report"], ["each"]],
-    },
-    sinkNode("complete", "tab"),
-    sinkNode("other", "tab"),
-    sinkNode("report", "tab"),
-    sinkNode("each", "tab"),
-  ];
+  return sendAwaitFlow(
+    server,
+    runId,
+    "first commands",
+    ["complete", "other", "other"],
+    [
+      {
+        id: `fleet${runId}`,
+        z: "tab",
+        type: "edge-fleet-command",
+        account: `acc${runId}`,
+        devices: "{{{payload}}}",
+        filter: "",
+        elems: JSON.stringify(ELEMS),
+        ttl: "",
+        rate: 0,
+        concurrency: FLEET_DEVICES,
+        maxFailures: 0,
+        timeout: "60000",
+        interval: 1000,
+        store: "",
+        wires: [["report"], ["each"]],
+      },
+      sinkNode("report", "tab"),
+      sinkNode("each", "tab"),
+    ],
+  );
 }
 
 async function deploy(server, red, runId, pace, deviceCount) {
   server.reset({ answerMs: ANSWER_MS, serial: true }, { deviceCount });
-  await red.deploy(flow(server, runId));
-  red.getNode(`acc${runId}`).services.poller.pace = pace;
-  const waiting = new Map();
-  const delays = [];
-  let other = 0;
-  const end = (msg) => {
-    waiting.get(msg.tag)?.();
-    waiting.delete(msg.tag);
-  };
-  red.getNode("complete").on("input", (msg, _send, done) => {
-    delays.push(Date.now() - msg.payload.creationDate);
-    end(msg);
-    done();
-  });
-  red.getNode("other").on("input", (msg, _send, done) => {
-    other++;
-    end(msg);
-    done();
-  });
-  const send = red.getNode(`send${runId}`);
-  let serial = 0;
-  const command = (device) =>
-    new Promise((resolve) => {
-      const tag = ++serial;
-      waiting.set(tag, resolve);
-      send.receive({ payload: ELEMS, device, tag });
-    });
-  return { command, delays, notComplete: () => other };
+  const d = await deploySendAwait(red, flow(server, runId), runId, pace, "complete", ["other"]);
+  return { ...d, notComplete: () => d.other.other };
 }
 
 /** Inbox GETs (by path or by the inbox's stream id) in the server's log since `t0`. */
@@ -119,16 +73,9 @@ function inboxReads(server, t0, deviceCount) {
   }).length;
 }
 
-function summary(delays, reads, commands, notComplete, extra = {}) {
-  return {
-    p50: percentile(delays, 50),
-    p95: percentile(delays, 95),
-    max: delays.length ? Math.max(...delays) : NaN,
-    readsPerCommand: reads / commands,
-    timedOut: notComplete,
-    fault: 0,
-    ...extra,
-  };
+/** The shared figures plus the waits that did not end complete (no fault is drawn here). */
+function firstSummary(delays, reads, commands, notComplete, extra = {}) {
+  return summary(delays, reads, commands, { timedOut: notComplete, fault: 0, ...extra });
 }
 
 /** Teaches a "learned" account the last device's answer time; the measured devices come first. */
@@ -142,7 +89,7 @@ async function oneAtATime(server, red, runId, pace, account) {
   await teach(d, account, 2);
   const t0 = Date.now();
   for (let i = 0; i < 10; i++) await d.command("dev0");
-  return summary(d.delays, inboxReads(server, t0, 2), 10, d.notComplete());
+  return firstSummary(d.delays, inboxReads(server, t0, 2), 10, d.notComplete());
 }
 
 async function burst(server, red, runId, pace, account) {
@@ -152,7 +99,7 @@ async function burst(server, red, runId, pace, account) {
   const all = [];
   for (let k = 0; k < 4; k++) for (let i = 0; i < 10; i++) all.push(d.command(`dev${i}`));
   await Promise.all(all);
-  return summary(d.delays, inboxReads(server, t0, 11), all.length, d.notComplete());
+  return firstSummary(d.delays, inboxReads(server, t0, 11), all.length, d.notComplete());
 }
 
 async function fleet(server, red, runId, pace, account) {
@@ -179,7 +126,7 @@ async function fleet(server, red, runId, pace, account) {
   const lastSend = Math.max(...sent.map((e) => e.t));
   const floor = lastSend - t0 + ANSWER_MS;
   const reads = inboxReads(server, t0, FLEET_DEVICES + 1);
-  return summary(delays, reads, FLEET_DEVICES, FLEET_DEVICES - (result.complete ?? 0), {
+  return firstSummary(delays, reads, FLEET_DEVICES, FLEET_DEVICES - (result.complete ?? 0), {
     timeMs: elapsed,
     floorMs: floor,
     overFloor: elapsed / floor,

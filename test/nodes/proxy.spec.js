@@ -9,18 +9,19 @@ const { Agent, request } = require("undici");
 const { control, startSim } = require("../support/simulator");
 const { helper, load, next, CORE, caughtCode, withRed } = require("../support/red");
 const { capture } = require("../support/capture");
-const { makeCertificates, hasOpenssl } = require("../support/certificates");
 const { SEED } = require("../support/seed");
 const { fleetNode } = require("../support/fleet");
 const {
-  PROXY_ONLY_HOST,
   PROXY_USER,
   PROXY_PASSWORD,
   proxyOnlyUrl,
   startProxy,
-  setEnv,
-  NO_PROXY_ENV,
+  proxyNode,
+  proxyCredentials,
+  tlsNode,
+  proxySpecSetup,
 } = require("../support/proxy");
+const { sendCommand } = require("../support/flow");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const HTTP_PROXY_NODE = require("@node-red/nodes/core/network/06-httpproxy.js");
@@ -69,18 +70,7 @@ function everyNodeFlow(sim, baseUrl, accountProps = {}, extra = []) {
     ...extra,
     { id: "ds", z, type: "edge-device-state", account: "acc", device: "lcd-board", mode: "get" },
     { id: "ds.out", z, type: "helper" },
-    {
-      id: "sc",
-      z,
-      type: "edge-send-command",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      stream: "",
-      elems: "",
-      ttl: "",
-      wires: [["aw"]],
-    },
+    { ...sendCommand("sc", { stream: "", wires: [["aw"]] }), z, account: "acc" },
     {
       id: "aw",
       z,
@@ -206,46 +196,21 @@ async function editorThroughProxy(sim, baseUrl, proxy, fields) {
 describe("behind a proxy", function () {
   this.timeout(40000);
   withRed();
-  let certs;
+  const setup = proxySpecSetup();
   let sim;
   let proxy;
-  let restoreEnv;
 
-  before(function () {
-    if (hasOpenssl()) certs = makeCertificates({ names: [PROXY_ONLY_HOST] });
-  });
-  after(function () {
-    if (certs) fs.rmSync(certs.dir, { recursive: true, force: true });
-  });
-  beforeEach(function () {
-    // Whatever the machine has, the tests see only the proxy variables they set.
-    restoreEnv = setEnv(NO_PROXY_ENV);
-  });
-  // After withRed's unload: the flow stops before the environment is put back.
   afterEach(async function () {
-    restoreEnv();
     await proxy?.close();
     await sim?.close();
     proxy = undefined;
     sim = undefined;
   });
 
-  const PROXY_CREDS = { px: { username: PROXY_USER, password: PROXY_PASSWORD } };
-  const proxyNode = (p) => ({ id: "px", type: "http proxy", url: p.url, noproxy: [] });
-  const tlsNode = () => ({
-    id: "tls1",
-    type: "tls-config",
-    cert: "",
-    key: "",
-    ca: certs.ca,
-    servername: "",
-    verifyservercert: true,
-  });
-
   /** A simulator (https with the test CA's certificate when `https`) and a proxy with auth. */
   async function servers(https) {
-    sim = await startSim(https ? { tls: certs.signed } : {});
-    sim.caFile = certs?.ca;
+    sim = await startSim(https ? { tls: setup.certs.signed } : {});
+    sim.caFile = setup.certs?.ca;
     proxy = await startProxy({ auth: true });
     const made = await ctl(sim, "POST", "/streams", { path: WATCHED, capacity: 100 });
     assert.equal(made.status, 201, made.text);
@@ -258,16 +223,16 @@ describe("behind a proxy", function () {
   for (const https of [false, true]) {
     const scheme = https ? "https (CONNECT tunnel, the test CA)" : "http";
     const tls = () => (https ? { useTls: true, tls: "tls1" } : {});
-    const tlsNodes = () => (https ? [tlsNode()] : []);
+    const tlsNodes = () => (https ? [tlsNode(setup.certs.ca)] : []);
 
     it(`runs every node against a ${scheme} API only the proxy reaches, through an http proxy node`, async function () {
-      if (https && !certs) this.skip();
+      if (https && !setup.certs) this.skip();
       const { baseUrl } = await servers(https);
       const flow = everyNodeFlow(sim, baseUrl, { proxy: "px", ...tls() }, [
         proxyNode(proxy),
         ...tlsNodes(),
       ]);
-      await load(flow, { ...CREDENTIALS(sim), ...PROXY_CREDS }, [
+      await load(flow, { ...CREDENTIALS(sim), ...proxyCredentials() }, [
         FLEET,
         HTTP_PROXY_NODE,
         TLS,
@@ -279,10 +244,10 @@ describe("behind a proxy", function () {
     });
 
     it(`runs every node against a ${scheme} API only the proxy reaches, with only ${https ? "HTTPS_PROXY" : "HTTP_PROXY"} set`, async function () {
-      if (https && !certs) this.skip();
+      if (https && !setup.certs) this.skip();
       const { baseUrl } = await servers(https);
       const withUser = `http://${PROXY_USER}:${PROXY_PASSWORD}@${proxy.host}`;
-      restoreEnv = chain(restoreEnv, setEnv({ [https ? "HTTPS_PROXY" : "HTTP_PROXY"]: withUser }));
+      setup.setEnv({ [https ? "HTTPS_PROXY" : "HTTP_PROXY"]: withUser });
       const flow = everyNodeFlow(sim, baseUrl, tls(), tlsNodes());
       await load(flow, CREDENTIALS(sim), [FLEET, TLS, CORE.catch]);
       await runEveryNode();
@@ -309,19 +274,11 @@ describe("behind a proxy", function () {
     for (const request of answered) assert.ok(asked.includes(request), `${request} not in the log`);
   }
 
-  const chain = (a, b) => () => {
-    b();
-    a();
-  };
-
   describe("no_proxy", function () {
     it("connects directly to a host listed in NO_PROXY, and the proxy sees nothing", async function () {
       sim = await startSim();
       proxy = await startProxy();
-      restoreEnv = chain(
-        restoreEnv,
-        setEnv({ HTTP_PROXY: proxy.url, NO_PROXY: "localhost, 127.0.0.1" }),
-      );
+      setup.setEnv({ HTTP_PROXY: proxy.url, NO_PROXY: "localhost, 127.0.0.1" });
       await load(everyNodeFlow(sim, sim.url), CREDENTIALS(sim), [FLEET, CORE.catch]);
       const get = (id) => helper.getNode(id);
       get("ds").receive({ payload: "read" });
@@ -333,13 +290,10 @@ describe("behind a proxy", function () {
     it("goes through the proxy when NO_PROXY names the host on another port only", async function () {
       sim = await startSim();
       proxy = await startProxy();
-      restoreEnv = chain(
-        restoreEnv,
-        setEnv({
-          HTTP_PROXY: proxy.url,
-          NO_PROXY: `127.0.0.1:${Number(new URL(sim.url).port) + 1}`,
-        }),
-      );
+      setup.setEnv({
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: `127.0.0.1:${Number(new URL(sim.url).port) + 1}`,
+      });
       const flow = everyNodeFlow(sim, sim.url);
       await load(flow, CREDENTIALS(sim), [FLEET, CORE.catch]);
       const get = (id) => helper.getNode(id);
@@ -352,7 +306,7 @@ describe("behind a proxy", function () {
     it("follows settings.js proxyOptions as core does: with lowerCaseOnly, HTTP_PROXY is not read", async function () {
       sim = await startSim();
       proxy = await startProxy();
-      restoreEnv = chain(restoreEnv, setEnv({ HTTP_PROXY: proxy.url }));
+      setup.setEnv({ HTTP_PROXY: proxy.url });
       helper.settings({ proxyOptions: { lowerCaseOnly: true } });
       try {
         await load(everyNodeFlow(sim, sim.url), CREDENTIALS(sim), [FLEET, CORE.catch]);
@@ -388,7 +342,7 @@ describe("behind a proxy", function () {
       const { baseUrl } = await servers(false);
       // One retry: the read after the proxy is gone may meet its closed keep-alive first.
       const flow = everyNodeFlow(sim, baseUrl, { proxy: "px", retries: "1" }, [proxyNode(proxy)]);
-      await load(flow, { ...CREDENTIALS(sim), ...PROXY_CREDS }, [
+      await load(flow, { ...CREDENTIALS(sim), ...proxyCredentials() }, [
         FLEET,
         HTTP_PROXY_NODE,
         CORE.catch,

@@ -13,18 +13,12 @@ const { startDemo } = require("../support/demo");
 const { startProxy } = require("../support/proxy");
 const { tempDir } = require("../support/temp");
 const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
+const { exampleNodes } = require("../support/examples");
+const { FLOW_TYPES } = require("../support/node-types");
 
 const ROOT = path.join(__dirname, "..", "..");
 const SHOTS = tempDir("edgewire-screenshots-");
 const MODULE = require("../../package.json").name;
-const FLOW_TYPES = [
-  "edge-device-state",
-  "edge-send-command",
-  "edge-list-events",
-  "edge-await-command",
-  "edge-watch-events",
-  "edge-fleet-command",
-];
 const WAIT = 15000;
 
 const catalog = (type) =>
@@ -38,22 +32,6 @@ function helpIntro(type) {
     .replace(/<[^>]+>/g, "")
     .replace(/\s+/g, " ")
     .trim();
-}
-
-/** The examples' nodes, with the label of the tab each one is on. */
-function exampleNodes() {
-  const dir = path.join(ROOT, "examples");
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .flatMap((f) => {
-      const flow = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-      const tabs = Object.fromEntries(
-        flow.filter((n) => n.type === "tab").map((n) => [n.id, n.label]),
-      );
-      return flow.map((n) => ({ ...n, tab: tabs[n.z] }));
-    });
 }
 
 function lookup(obj, key) {

@@ -9,30 +9,12 @@ const { spawn } = require("node:child_process");
 const { CORE_FILES, exampleRuns, run } = require("../support/example-runs");
 const { control } = require("../support/simulator");
 const { helper, withRed, withRedAndSimulator } = require("../support/red");
+const { readExamples } = require("../support/examples");
+const { NODE_TYPES } = require("../support/node-types");
 const { DEMO_FLEET, fleetName } = require("../../dist/simulator");
 
 const ROOT = path.join(__dirname, "..", "..");
-const EXAMPLES = path.join(ROOT, "examples");
 const TOKEN = "demo-token-0123456789abcdef";
-const OURS = [
-  "edge-account",
-  "edge-device-state",
-  "edge-send-command",
-  "edge-list-events",
-  "edge-await-command",
-  "edge-watch-events",
-  "edge-fleet-command",
-];
-function readExamples() {
-  return fs
-    .readdirSync(EXAMPLES)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((file) => ({
-      file,
-      flow: JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")),
-    }));
-}
 
 function example(name) {
   const found = readExamples().find((e) => e.file === name);
@@ -150,7 +132,7 @@ describe("examples", function () {
 
     it("should use every non-config node of the package in at least one example", function () {
       const used = new Set(readExamples().flatMap(({ flow }) => flow.map((n) => n.type)));
-      for (const type of OURS) assert.ok(used.has(type), `no example uses ${type}`);
+      for (const type of NODE_TYPES) assert.ok(used.has(type), `no example uses ${type}`);
     });
 
     it("should point the account at the simulator for company demo and hold no credentials", function () {
@@ -298,7 +280,7 @@ describe("examples", function () {
       for (const { file, flow } of readExamples())
         for (const n of flow)
           assert.ok(
-            n.type === "tab" || OURS.includes(n.type) || CORE_FILES[n.type],
+            n.type === "tab" || NODE_TYPES.includes(n.type) || CORE_FILES[n.type],
             `${file}: unexpected node type ${n.type}`,
           );
     });

@@ -11,6 +11,7 @@ const path = require("node:path");
 const { control, waitFor, sleep } = require("../support/simulator");
 const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
 const { addDevices, commandsOf, commandsOfAll, fleetProcessFlow } = require("../support/fleet");
+const { savedJob } = require("../support/saved-jobs");
 
 const WAIT = 30000;
 const DEVICES = ["fr-1", "fr-2", "fr-3", "fr-4", "fr-5"];
@@ -134,22 +135,13 @@ describe("edge-fleet-command across a Node-RED restart", function () {
     // Saved jobs as an edited or copied store file could hold them: In flight 0 would start no
     // device and hold the node's turn for good; 10,001 devices pass the bound of every loop.
     const startedAt = Date.now() - 1000;
-    const job = (name, settings, devices) => ({
-      v: 1,
-      job: name,
-      startedAt,
-      settings: {
-        elems: { "/lcd/txt1": "x" },
-        timeoutMs: 5000,
-        intervalMs: 200,
-        rate: 0,
-        concurrency: 2,
-        maxFailures: 0,
-        ...settings,
-      },
-      devices,
-      msg: JSON.stringify({ _msgid: `m-${name}`, payload: {} }),
-    });
+    const job = (name, settings, devices) =>
+      savedJob(name, {
+        startedAt,
+        settings: { intervalMs: 200, concurrency: 2, ...settings },
+        devices,
+        msg: { _msgid: `m-${name}`, payload: {} },
+      });
     const pending = [{ device: "fr-1", state: "pending" }];
     const many = Array.from({ length: 10_001 }, (_, i) => ({
       device: `many-${i}`,

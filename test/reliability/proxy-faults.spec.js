@@ -4,23 +4,22 @@
 // cannot play the server's part (a gateway's 502, an answer cut off), a small local server does.
 "use strict";
 const assert = require("node:assert/strict");
-const fs = require("node:fs");
 const http = require("node:http");
 const https = require("node:https");
 const { startSim, control } = require("../support/simulator");
 const { helper, load, next, CORE, caughtCode, statuses, withRed } = require("../support/red");
 const { capture } = require("../support/capture");
-const { makeCertificates, hasOpenssl } = require("../support/certificates");
 const {
   PROXY_ONLY_HOST,
-  PROXY_USER,
-  PROXY_PASSWORD,
-  proxyOnlyUrl,
+  proxySpecSetup,
   startProxy,
   closedPort,
-  setEnv,
-  NO_PROXY_ENV,
+  proxyOnlyUrl,
+  proxyNode,
+  proxyCredentials,
+  tlsNode,
 } = require("../support/proxy");
+const { sendCommand } = require("../support/flow");
 
 const HTTP_PROXY_NODE = require("@node-red/nodes/core/network/06-httpproxy.js");
 const TLS = require("@node-red/nodes/core/network/05-tls.js");
@@ -34,7 +33,7 @@ const target = (url) => ({ url, company: "demo", user: "demo_user", token: TOKEN
  * A tab with the account on `server.url` through the http proxy node "px" (with `password`), a
  * device-state node "ds" and a send-command node "sc", each wired to a helper, and a Catch.
  */
-async function deploy(server, proxy, { password = PROXY_PASSWORD, account = {}, https } = {}) {
+async function deploy(server, proxy, { password, account = {}, https } = {}) {
   const z = "t1";
   const flow = [
     { id: z, type: "tab" },
@@ -48,39 +47,19 @@ async function deploy(server, proxy, { password = PROXY_PASSWORD, account = {}, 
       ...(https ? { useTls: true, tls: "tls1" } : {}),
       ...account,
     },
-    { id: "px", type: "http proxy", url: proxy.url, noproxy: [] },
+    proxyNode(proxy),
     { id: "ds", z, type: "edge-device-state", account: "acc", device: "lcd-board", mode: "get" },
-    {
-      id: "sc",
-      z,
-      type: "edge-send-command",
-      account: "acc",
-      target: "device",
-      device: "lcd-board",
-      stream: "",
-      elems: "",
-      ttl: "",
-      wires: [["sc.out"]],
-    },
+    { ...sendCommand("sc", { stream: "", wires: [["sc.out"]] }), z, account: "acc" },
     { id: "ds.out", z, type: "helper" },
     { id: "sc.out", z, type: "helper" },
     { id: "c1", z, type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
     { id: "caught", z, type: "helper" },
   ];
   flow[3].wires = [["ds.out"]];
-  if (https)
-    flow.push({
-      id: "tls1",
-      type: "tls-config",
-      cert: "",
-      key: "",
-      ca: https.ca,
-      servername: "",
-      verifyservercert: true,
-    });
+  if (https) flow.push(tlsNode(https.ca));
   const credentials = {
     acc: { user: server.user, token: server.token },
-    px: { username: PROXY_USER, password },
+    ...proxyCredentials(password),
   };
   await load(flow, credentials, [HTTP_PROXY_NODE, TLS, CORE.catch]);
   return (id) => helper.getNode(id);
@@ -99,21 +78,10 @@ const envelope = (body) =>
 describe("proxy faults", function () {
   this.timeout(30000);
   withRed();
-  let certs;
+  const setup = proxySpecSetup();
   const open = [];
-  let restoreEnv;
 
-  before(function () {
-    if (hasOpenssl()) certs = makeCertificates({ names: [PROXY_ONLY_HOST] });
-  });
-  after(function () {
-    if (certs) fs.rmSync(certs.dir, { recursive: true, force: true });
-  });
-  beforeEach(function () {
-    restoreEnv = setEnv(NO_PROXY_ENV);
-  });
   afterEach(async function () {
-    restoreEnv();
     for (const closing of open.splice(0)) await closing();
   });
 
@@ -133,14 +101,14 @@ describe("proxy faults", function () {
     const scheme = tunnel ? "https API (CONNECT)" : "http API";
 
     it(`fails with proxy-auth, not retried and nothing sent, when the proxy refuses the password (407), for an ${scheme}`, async function () {
-      if (tunnel && !certs) this.skip();
-      const sim = await simulator(tunnel ? { tls: certs.signed } : {});
+      if (tunnel && !setup.certs) this.skip();
+      const sim = await simulator(tunnel ? { tls: setup.certs.signed } : {});
       const proxy = await proxyWith({ auth: true });
       const server = { ...sim, url: proxyOnlyUrl(sim) };
       const get = await deploy(server, proxy, {
         password: "not-the-password",
         account: { retries: "3" },
-        https: tunnel && certs,
+        https: tunnel && setup.certs,
       });
       const shown = statuses(get("sc"));
       get("sc").receive({ payload: ELEMS });
@@ -178,12 +146,12 @@ describe("proxy faults", function () {
   });
 
   it("fails with proxy-upstream when the proxy cannot open a tunnel to the API", async function () {
-    if (!certs) this.skip();
+    if (!setup.certs) this.skip();
     const proxy = await proxyWith({ auth: true });
     const nowhere = `https://${PROXY_ONLY_HOST}:${await closedPort()}`;
     const get = await deploy(target(nowhere), proxy, {
       account: { retries: "0" },
-      https: certs,
+      https: setup.certs,
     });
     get("ds").receive({ payload: "read" });
     const err = await next(get("caught"), 10000);
@@ -216,11 +184,11 @@ describe("proxy faults", function () {
   });
 
   it("reports a command whose tunnel the proxy dropped mid-answer as uncertain, sends it once, and retries a read", async function () {
-    if (!certs) this.skip();
+    if (!setup.certs) this.skip();
     let proxy;
     const posts = [];
     let reads = 0;
-    const api = https.createServer(certs.signed, (req, res) => {
+    const api = https.createServer(setup.certs.signed, (req, res) => {
       req.resume();
       const cut = () => {
         // Half an answer, then the proxy drops every tunnel it holds.
@@ -246,7 +214,7 @@ describe("proxy faults", function () {
     );
     proxy = await proxyWith({ auth: true });
     const url = `https://${PROXY_ONLY_HOST}:${api.address().port}`;
-    const get = await deploy(target(url), proxy, { account: { retries: "3" }, https: certs });
+    const get = await deploy(target(url), proxy, { account: { retries: "3" }, https: setup.certs });
 
     get("sc").receive({ payload: ELEMS });
     const err = await next(get("caught"), 10000);

@@ -95,4 +95,4 @@ async function showTab(page, label) {
   await page.waitForSelector(active);
 }
 
-module.exports = { requireChromium, openEditorPage, showTab };
+module.exports = { CHROMIUM, requireChromium, openEditorPage, showTab };

@@ -8,7 +8,9 @@
 // name before the package forwards the request or opens the tunnel; nothing else is changed. A
 // direct request to that URL fails with `dns`, so an answer proves the proxy carried it.
 "use strict";
+const fs = require("node:fs");
 const http = require("node:http");
+const { makeCertificates, hasOpenssl } = require("./certificates");
 
 const PROXY_ONLY_HOST = "edge-api.test";
 const PROXY_USER = "plant-user";
@@ -102,6 +104,55 @@ const NO_PROXY_ENV = Object.fromEntries(
 );
 NO_PROXY_ENV.npm_config_proxy = undefined;
 
+/** Node-RED's http proxy node "px" for `proxy` (startProxy's), bypassing no host. */
+const proxyNode = (proxy) => ({ id: "px", type: "http proxy", url: proxy.url, noproxy: [] });
+
+/** The credentials of proxyNode: PROXY_USER with `password` (the right one unless given). */
+const proxyCredentials = (password = PROXY_PASSWORD) => ({
+  px: { username: PROXY_USER, password },
+});
+
+/** A tls-config node "tls1" for an https API: trusts the CA file `ca` (makeCertificates's). */
+const tlsNode = (ca) => ({
+  id: "tls1",
+  type: "tls-config",
+  cert: "",
+  key: "",
+  ca,
+  servername: "",
+  verifyservercert: true,
+});
+
+/**
+ * The hooks both proxy specs register in their describe, after withRed() so that the flow stops
+ * before the environment is put back: a test CA whose server certificate names PROXY_ONLY_HOST
+ * (when openssl can be run), and an environment where a test sees only the proxy variables it
+ * sets, whatever the machine has. Answers `{ certs, setEnv(values) }`: `certs` is filled in by
+ * the describe's before hook (undefined without openssl); `setEnv` sets variables for the one
+ * test, put back after it.
+ */
+function proxySpecSetup() {
+  const restores = [];
+  const setup = {
+    certs: undefined,
+    setEnv: (values) => restores.push(setEnv(values)),
+  };
+  before(function () {
+    if (hasOpenssl()) setup.certs = makeCertificates({ names: [PROXY_ONLY_HOST] });
+  });
+  after(function () {
+    if (setup.certs) fs.rmSync(setup.certs.dir, { recursive: true, force: true });
+  });
+  beforeEach(function () {
+    setup.setEnv(NO_PROXY_ENV);
+  });
+  afterEach(function () {
+    // The last set first, so each variable ends as it was before the test.
+    for (const restore of restores.splice(0).reverse()) restore();
+  });
+  return setup;
+}
+
 module.exports = {
   PROXY_ONLY_HOST,
   PROXY_USER,
@@ -109,6 +160,8 @@ module.exports = {
   proxyOnlyUrl,
   startProxy,
   closedPort,
-  setEnv,
-  NO_PROXY_ENV,
+  proxyNode,
+  proxyCredentials,
+  tlsNode,
+  proxySpecSetup,
 };

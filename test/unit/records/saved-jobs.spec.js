@@ -6,6 +6,7 @@
 const assert = require("node:assert/strict");
 const { twoStores } = require("../../support/context-stores");
 const { lib } = require("../../support/lib");
+const { savedJob } = require("../../support/saved-jobs");
 const { JOBS } = lib("records/saved-jobs");
 const { KeptRecords } = lib("records/kept-records");
 const { SavedRecords } = lib("records/saved-records");
@@ -14,21 +15,11 @@ const { SavedRecords } = lib("records/saved-records");
 const jobStore = (node, store, kept, onError) => new SavedRecords(node, store, kept, JOBS, onError);
 
 function job(name, startedAt = Date.now()) {
-  return {
-    v: 1,
-    job: name,
+  return savedJob(name, {
     startedAt,
-    settings: {
-      elems: { "/lcd/txt1": "x" },
-      timeoutMs: 5000,
-      intervalMs: 50,
-      rate: 0,
-      concurrency: 10,
-      maxFailures: 0,
-    },
     devices: [{ device: "d1", state: "sent", sentAt: startedAt, commandId: "c1" }],
-    msg: JSON.stringify({ _msgid: "m", topic: name }),
-  };
+    msg: { _msgid: "m", topic: name },
+  });
 }
 
 const noBad = (key, field) => assert.fail(`bad ${key}: ${field}`);
