@@ -1,8 +1,9 @@
 // A device's first command (issue 29): most commands in a plant are the first one a device has had
 // since Node-RED started, so they must not wait a whole interval for the read that finds their
 // result. Real Node-RED (test helper) against the fault harness's server (no faults), whose
-// devices run their commands one after another; every await uses a 10 s interval, so a result
-// that arrives within 8 s was found by an early read. Reads are counted in the server's own log,
+// devices run their commands one after another; every await uses a 60 s interval, so a result
+// that arrives within 30 s was found by an early read (half the interval: a loaded machine cannot
+// pass for a schedule that fell back to it). Reads are counted in the server's own log,
 // never timed.
 "use strict";
 const assert = require("node:assert/strict");
@@ -14,7 +15,7 @@ const { startFuzzServer } = require("../fuzz/server");
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 
 describe("edge-await-command and edge-fleet-command on devices never used before", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   withRed();
   // A server per test: an account keeps what it learned per server (and a redeploy keeps it), so
   // one server for all would hand each test the answer times of the one before.
@@ -36,18 +37,18 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     }).length;
   }
 
-  /** send → a1 (10 s interval) on the server's account, `account` props over the defaults. */
+  /** send → a1 (60 s interval) on the server's account, `account` props over the defaults. */
   function nodes() {
     return [
       sendCommand("send", { device: "{{device}}", wires: [["a1"]] }),
-      ...awaitCommand({ interval: 10_000, timeout: "20000" }),
+      ...awaitCommand({ interval: 60_000, timeout: "120000" }),
     ];
   }
 
-  /** Sends to `device` and resolves with the result, within 8 s (inside the 10 s interval). */
+  /** Sends to `device` and resolves with the result, within 30 s (half the 60 s interval). */
   async function command(get, device) {
     get("send").receive({ device, payload: { "/lcd/txt1": `to ${device}` } });
-    const msg = await next(get("ok"), 8_000);
+    const msg = await next(get("ok"), 30_000);
     assert.equal(msg.command.device, device);
     return msg;
   }
@@ -94,8 +95,8 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     for (let k = 0; k < 4; k++) {
       for (let d = 0; d < 5; d++) get("send").receive({ device: `dev${d}`, payload: { k } });
     }
-    // Within 8 s: a read that gave way and then waited for the 10 s interval would be late.
-    const msgs = await collect(get("ok"), 20, 8_000);
+    // Within 30 s: a read that gave way and then waited for the 60 s interval would be late.
+    const msgs = await collect(get("ok"), 20, 30_000);
     assert.equal(new Set(msgs.map((m) => m.command.id)).size, 20);
     assert.ok(helper.getNode("acc").services.poller.gaveWay >= 1, "no early read gave way");
     let reads = 0;
@@ -115,7 +116,7 @@ describe("edge-await-command and edge-fleet-command on devices never used before
           devices: devices.join("\n"),
           elems: JSON.stringify({ "/lcd/txt1": "fleet" }),
           concurrency: 20,
-          interval: 10_000,
+          interval: 60_000,
           timeout: "20000",
         }),
         { id: "report", type: "helper" },
@@ -125,7 +126,7 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     );
     await command(get, "dev20");
     get("f1").receive({ payload: "" });
-    const report = await next(get("report"), 8_000);
+    const report = await next(get("report"), 30_000);
     assert.equal(report.payload.complete, 20, JSON.stringify(report.payload));
     let reads = 0;
     for (const d of devices) reads += inboxReads(d);
