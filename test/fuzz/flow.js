@@ -167,10 +167,22 @@ function attach(record) {
   }
 }
 
+/**
+ * The run's recorder, attached at every flows:started too: a message the nodes hand to the helper
+ * node a deploy put in place of the one it closed (nodes/lib/node-red/late-input.ts) arrives there
+ * then, before the deploy's promise resolves (redeploy()).
+ */
+let current;
+const onStarted = () => {
+  if (current) attach(current);
+};
+
 /** Loads a run's flow: one load per run, unloaded after it (unload()). */
 async function load(flow, record) {
   for (const [id, hook] of Object.entries(HOOKS)) hooks.add(id, hook);
   events.on("flows:stopping", onStopping);
+  current = record;
+  events.on("flows:started", onStarted);
   await helper.load(TYPES, flow.nodes, flow.credentials);
   attach(record);
 }
@@ -182,6 +194,8 @@ async function unload() {
   } finally {
     for (const id of Object.keys(HOOKS)) hooks.remove(id);
     events.off("flows:stopping", onStopping);
+    events.off("flows:started", onStarted);
+    current = undefined;
   }
 }
 

@@ -333,9 +333,12 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   const recorder = (sink, msg, drop) => {
     if (drop) {
       // Lost by Node-RED on its way to a helper node a deploy stopped (flow.js).
-      rec.dropped.push({ sink, n: msg.fuzz?.n, t: Date.now(), sentBefore: drop.sentBefore });
+      rec.dropped.push({ sink, n: msg.fuzz?.n, t: Date.now(), sentBefore: drop.sentBefore, msg });
       return;
     }
+    // Dropped at the closed helper node, then handed by the nodes to the one in its place
+    // (nodes/lib/node-red/late-input.ts): it arrived after all.
+    rec.dropped = rec.dropped.filter((d) => d.msg !== msg);
     const code = sink === "caught" ? (msg.edgeError?.code ?? msg.error?.code) : undefined;
     rec.outputs.push({ sink, n: msg.fuzz?.n, t: Date.now(), msg, code });
     if (sink === "w1.out") rec.watch.push({ eventId: msg.eventId, t: Date.now() });

@@ -167,6 +167,16 @@ const seeds = [
       "marker and every wait ended timed out though the device had completed the command " +
       "(invariant 3, timed out though answered)",
   },
+  {
+    item: "lost at a Function node",
+    property: "watch",
+    seed: 900604564,
+    path: "33",
+    found:
+      "a nodes deploy then a full one at once: the send node holds its output through the first " +
+      "and sends it at its flows:started, the second closes the Function node after it before " +
+      "Node-RED delivers it there, and the command the device ran never ends (invariant 1)",
+  },
 ];
 
 module.exports = { seeds, named };
