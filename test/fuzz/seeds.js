@@ -177,6 +177,16 @@ const seeds = [
       "and sends it at its flows:started, the second closes the Function node after it before " +
       "Node-RED delivers it there, and the command the device ran never ends (invariant 1)",
   },
+  {
+    item: "lost at the router",
+    property: "watch",
+    seed: -1921269136,
+    path: "12",
+    found:
+      "a flows deploy then a nodes one: the Function node the second kept sends to the await " +
+      "node while the deploy has stopped it and not yet made its successor, Node-RED's router " +
+      "finds no such node and drops the message before any delivery hook (invariant 1)",
+  },
 ];
 
 module.exports = { seeds, named };
