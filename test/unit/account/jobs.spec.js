@@ -54,6 +54,11 @@ function source(nodeId, accountId, job, cancelled = []) {
 
 describe("lib/account/jobs", function () {
   const unregister = [];
+  // A mocha worker runs other spec files first in this process: their fleet jobs may have ended
+  // under an account of the same id.
+  beforeEach(function () {
+    forgetEndedJobs();
+  });
   afterEach(function () {
     for (const u of unregister.splice(0)) u.unlist();
     forgetEndedJobs();
