@@ -1122,8 +1122,21 @@ describe("the editor in a browser", function () {
     const item = tree.locator(".red-ui-treeList-label", { hasText: name });
     if (!(await item.count()))
       await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
-    await item.first().click();
-    await page.locator("#red-ui-clipboard-dialog-ok").click();
+    // The editor fetches the example when it is chosen and enables Import once it has it; on a
+    // loaded machine a click on the tree as it still opens was once lost (Import stayed disabled
+    // for 15 s): chosen again, up to three times.
+    const ok = page.locator("#red-ui-clipboard-dialog-ok");
+    for (let tries = 0; tries < 3 && !(await ok.isEnabled()); tries++) {
+      await item.first().click();
+      await page
+        .waitForFunction(
+          () => document.querySelector("#red-ui-clipboard-dialog-ok")?.disabled === false,
+          null,
+          { timeout: 10000 },
+        )
+        .catch(() => undefined);
+    }
+    await ok.click();
     const flow = JSON.parse(fs.readFileSync(path.join(ROOT, "examples", `${name}.json`), "utf8"));
     const tab = flow.find((n) => n.type === "tab").id;
     const viewNodes = page.locator(".red-ui-notification button", { hasText: "View nodes" });
