@@ -101,7 +101,7 @@ async function checkRestarts({
   const usedSeed = seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0;
   log(
     `restart property: ${runs} schedule(s), seed ${usedSeed}; replay: ` +
-      `npm run fuzz -- --restarts --runs ${runs} --seed ${usedSeed}` +
+      `npm run fuzz -- --restarts --runs ${runs} --seed=${usedSeed}` +
       (path ? ` --path ${path}` : ""),
   );
   await fc.assert(property(maxSteps), {
@@ -116,7 +116,12 @@ async function checkRestarts({
 function parseArgs(argv) {
   const args = { runs: 20 };
   for (let i = 0; i < argv.length; i++) {
-    const [flag, value] = [argv[i], argv[i + 1]];
+    // `--seed=-7` as well as `--seed 7`: run.js's parser takes only the first for a negative seed.
+    const eq = argv[i].indexOf("=");
+    const inline = argv[i].startsWith("--") && eq > 0;
+    const [flag, value] = inline
+      ? [argv[i].slice(0, eq), argv[i].slice(eq + 1)]
+      : [argv[i], argv[i + 1]];
     if (flag === "--runs") args.runs = Number(value);
     else if (flag === "--seed") args.seed = Number(value);
     else if (flag === "--path") args.path = value;
@@ -126,7 +131,7 @@ function parseArgs(argv) {
       continue;
     } else if (flag === "--restarts") continue;
     else throw new Error(`unknown option ${flag}`);
-    i++;
+    if (!inline) i++;
   }
   if (!(args.runs >= 1)) throw new Error("--runs must be a positive number");
   return args;
