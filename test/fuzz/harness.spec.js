@@ -6,7 +6,7 @@
 const assert = require("node:assert/strict");
 const { withFuzzServer } = require("./flow");
 const { runProperty } = require("./properties");
-const { endedOnce } = require("./invariants");
+const { endedOnce, noneTwice } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
 const { PLAIN } = require("./server");
 
@@ -82,5 +82,37 @@ describe("the fault harness's first invariant: each input message ends once", fu
     const dropped = [{ sink: "f1.each", n: 1, sentBefore: true }];
     const [v] = endedOnce(rec([], dropped), log, behaviour);
     assert.match(v.text, /fleet #1 never ended/);
+  });
+});
+
+describe("the fault harness's second invariant: no command executed more often than asked", function () {
+  it("names each run of a command executed twice and the POSTs the server took for it", function () {
+    const rec = {
+      inputs: [],
+      probeInputs: [{ n: 7, kind: "fleet", devices: ["dev0"], group: 0 }],
+    };
+    const path = "/v5.0/c/event/%2Fc%2Fdevices%2Fdev0%2F%3Acommand";
+    const log = {
+      startedAt: 1000,
+      requests: [
+        { t: 1100, method: "POST", path, status: 200 },
+        { t: 1150, method: "PUT", path: "/v5.0/c/device/dev0", status: 200 },
+        { t: 1400, method: "POST", path, status: 200, fault: "late" },
+      ],
+      executed: [
+        { t: 1101, device: "dev0", commandId: 1, elems: { "/fuzz/job": 0 } },
+        { t: 1401, device: "dev0", commandId: 2, elems: { "/fuzz/job": 0 } },
+        { t: 1402, device: "dev0", commandId: 3, elems: { "/fuzz/job": 0 }, other: true },
+      ],
+    };
+    const [v, more] = noneTwice(rec, log);
+    assert.equal(more, undefined);
+    assert.equal(
+      v.text,
+      "g0@dev0 executed 2 times, the flow asked 1; executed at +101ms (1), +401ms (2); " +
+        "POSTs for dev0: +100ms 200, +400ms 200 late",
+    );
+    rec.probeInputs.push({ n: 8, kind: "fleet", devices: ["dev0"], group: 0 });
+    assert.deepEqual(noneTwice(rec, log), []);
   });
 });

@@ -81,16 +81,39 @@ function endedOnce(rec, log, behaviour) {
   return out;
 }
 
+/**
+ * What a replay needs of a command executed too often, since one on a loaded machine may not
+ * happen again idle: when each run was executed, and every POST the server took for those
+ * devices' commands (time from the log's start, status, fault).
+ */
+function evidence(executed, log) {
+  const at = (t) => `+${t - log.startedAt}ms`;
+  const devices = new Set(executed.map((e) => e.device));
+  const posts = log.requests.filter(
+    (r) => r.method === "POST" && !r.other && [...devices].some((d) => r.path.includes(d)),
+  );
+  return (
+    `; executed at ${executed.map((e) => `${at(e.t)} (${e.commandId})`).join(", ")}` +
+    `; POSTs for ${[...devices].join(",")}: ${
+      posts.map((r) => `${at(r.t)} ${r.status ?? "?"}${r.fault ? ` ${r.fault}` : ""}`).join(", ") ||
+      "none"
+    }`
+  );
+}
+
 /** 2. No device executed a command more often than the flow asked. */
 function noneTwice(rec, log) {
   const out = [];
   const count = new Map();
+  const runs = new Map();
   for (const e of log.executed) {
     if (e.other) continue;
     const n = nOf(e.elems, "/fuzz/n");
     const g = nOf(e.elems, "/fuzz/job");
     const key = n !== undefined ? `n${n}` : g !== undefined ? `g${g}@${e.device}` : undefined;
-    if (key) count.set(key, (count.get(key) ?? 0) + 1);
+    if (!key) continue;
+    count.set(key, (count.get(key) ?? 0) + 1);
+    runs.set(key, [...(runs.get(key) ?? []), e]);
   }
   for (const [key, times] of count) {
     let asked = 1;
@@ -101,7 +124,10 @@ function noneTwice(rec, log) {
       ).length;
     }
     if (times > asked)
-      out.push({ invariant: 2, text: `${key} executed ${times} times, the flow asked ${asked}` });
+      out.push({
+        invariant: 2,
+        text: `${key} executed ${times} times, the flow asked ${asked}${evidence(runs.get(key), log)}`,
+      });
   }
   return out;
 }

@@ -1044,7 +1044,12 @@ describe("the editor in a browser", function () {
       catalog("edge-account")["edge-account"].sidebar.title,
     );
     await item.click();
-    await page.waitForSelector("#red-ui-sidebar-content .edge-sidebar", { state: "visible" });
+    // Node-RED 4 has one sidebar, #red-ui-sidebar-content; Node-RED 5 has sections, each a
+    // .red-ui-sidebar-content.
+    await page.waitForSelector(
+      "#red-ui-sidebar-content .edge-sidebar, .red-ui-sidebar-content .edge-sidebar",
+      { state: "visible" },
+    );
     // Its icon is the chip the help names.
     assert.equal(
       await page.evaluate(() => document.querySelectorAll('[class*="fa-microchip"]').length > 0),
