@@ -95,10 +95,11 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     for (let k = 0; k < 4; k++) {
       for (let d = 0; d < 5; d++) get("send").receive({ device: `dev${d}`, payload: { k } });
     }
-    // Every result comes, within the reads' budget. How soon is the bench's to show (a timed
-    // bound here failed now and then: 3 to 6 of the 20 sometimes wait for the interval's read,
-    // an open defect of the burst schedule, docs/performance.md).
-    const msgs = await collect(get("ok"), 20, 90_000);
+    // Every result comes before the interval's first read could (60 s): by early reads alone,
+    // within half of it. How soon is the bench's to show. A read that ended while the poll lane
+    // held another inbox's read stopped its device's early reads, and 3 to 6 of the 20 waited
+    // for the interval in 2 of 5 runs.
+    const msgs = await collect(get("ok"), 20, 30_000);
     assert.equal(new Set(msgs.map((m) => m.command.id)).size, 20);
     assert.ok(helper.getNode("acc").services.poller.gaveWay >= 1, "no early read gave way");
     let reads = 0;

@@ -87,6 +87,22 @@ describe("read schedule (early inbox reads)", function () {
     assert.equal(s.next, planned);
   });
 
+  it("tries an early read that gave way to queued reads again after growing gaps, even before it was due", function () {
+    const s = schedule(options());
+    s.learn(0, 0);
+    s.expect(Date.now(), 0);
+    const gaps = [];
+    let now = 0;
+    for (let i = 0; i < 20 && s.next !== Infinity; i++) {
+      // Gave way at `now`, while the plan was still `s.next`: missed() would keep it.
+      s.deferred(now, 1000);
+      if (s.next !== Infinity) gaps.push(s.next - now);
+      now += 10;
+    }
+    assert.deepEqual(gaps, [FIRST_GAP_MS, 100, 200, 400, 800]);
+    assert.equal(s.next, Infinity);
+  });
+
   it("stops planning on stop()", function () {
     const s = schedule(options());
     s.learn(0, 0);
