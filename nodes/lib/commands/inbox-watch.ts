@@ -43,8 +43,8 @@ const NEXT_PAGE = 500;
 /**
  * The first page of a read that follows a quiet one: most reads of an inbox with a pending wait
  * find nothing new or a marker or two, and parsing 100 old events was most of a quiet read's cost.
- * When the small page is all new, the read starts again from the top with FIRST_PAGE: a burst
- * costs one small request more, and is read exactly as before.
+ * When the small page is full and all new, the read starts again from the top with FIRST_PAGE: a
+ * burst costs one small request more, and is read exactly as before.
  */
 const QUIET_PAGE = 10;
 /** The largest capacity the service allowed a stream: no poll reads more than this. */
@@ -156,7 +156,7 @@ export class InboxWatch implements EntryOwner {
     this.waits.add(entry);
     this.claim(entry);
     if (entry.active) {
-      if (this.earlyReadsFit()) {
+      if (this.options.pace === "fast") {
         const now = performance.now();
         this.early.expect(wait.since, now);
         if (first) this.anchor = now;
@@ -355,15 +355,16 @@ export class InboxWatch implements EntryOwner {
     if (this.closed || this.polling || this.waits.count === 0) return;
     if (early && !this.client.limiter.hasRoomForEarlyPoll()) {
       this.gaveWay++;
-      if (this.anchor > this.lastStart) {
+      if (this.client.limiter.queuedIn("poll") > 0) {
+        // Reads of other inboxes are queued: this one comes after growing gaps (read-schedule.ts),
+        // and the interval's read, in its turn in the lane, if none finds room before it.
+        this.early.deferred(performance.now(), this.waits.interval());
+      } else if (this.anchor > this.lastStart) {
         // A new wait's first read was this early one, so that read is due now, through the lane
         // (the fixed schedule reads a new wait's inbox at once): waiting a whole interval from
         // the wait's start put 1,000 pending devices' results a second behind the fixed
         // schedule's. The plan stays: if this read misses, the growing gaps follow it.
         this.anchor = -Infinity;
-      } else if (this.client.limiter.queuedIn("poll") > 0) {
-        // Reads of other inboxes are queued: this one comes after growing gaps (read-schedule.ts).
-        this.early.deferred(performance.now(), this.waits.interval());
       } else {
         // Commands wait for slots (a burst): the early read tries again a moment later, until
         // the interval's read comes. Stopping here left every command of a burst after the
@@ -434,8 +435,12 @@ export class InboxWatch implements EntryOwner {
           answeredAll = true;
           break;
         }
-        if (limit === QUIET_PAGE && !reachedOld && !reachedPrevious && events.length > 0) {
-          // All new: a burst. Read it as a read that is not quiet would, from the top.
+        if (limit === QUIET_PAGE && !reachedOld && !reachedPrevious && events.length === limit) {
+          // A full page, all new: a burst. Read it as a read that is not quiet would, from the
+          // top. A shorter one is what that read's first page would have been: the read goes on
+          // from it (read again from the top, a young inbox's reads took three requests each,
+          // and a burst on ten fresh devices used the early reads' share of the poll budget
+          // before their second results: p95 670 ms, issue 29).
           limit = FIRST_PAGE;
           continue;
         }
@@ -559,17 +564,6 @@ export class InboxWatch implements EntryOwner {
     } else {
       this.early.missed(started, this.waits.interval());
     }
-  }
-
-  /**
-   * A new wait's early reads are planned only while the poll lane has no backlog. With one (many
-   * devices, the lane's budget used up), every new inbox is read in turn, as with the interval
-   * alone; planning early reads that would only give way measurably delayed the results (the
-   * bench's 200 to 1,000 pending devices), so none is planned. After a read, the plan goes on
-   * (planEarly).
-   */
-  private earlyReadsFit(): boolean {
-    return this.options.pace === "fast" && this.client.limiter.queuedIn("poll") === 0;
   }
 
   /** Final reads asked for before this poll started are answered by it. */

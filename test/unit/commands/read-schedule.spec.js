@@ -87,21 +87,27 @@ describe("read schedule (early inbox reads)", function () {
     assert.equal(s.next, planned);
   });
 
-  it("tries an early read that gave way to queued reads again after growing gaps, even before it was due", function () {
-    const s = schedule(options());
-    s.learn(0, 0);
-    s.expect(Date.now(), 0);
-    const gaps = [];
-    let now = 0;
-    for (let i = 0; i < 20 && s.next !== Infinity; i++) {
-      // Gave way at `now`, while the plan was still `s.next`: missed() would keep it.
+  for (const account of ["learned", "cold"])
+    it(`tries an early read that gave way to queued reads again after growing gaps from 50 ms, ${account} account`, function () {
+      const s = schedule(options());
+      if (account === "learned") s.learn(0, 0);
+      s.expect(Date.now(), 0);
+      const gaps = [];
+      let now = 0;
+      for (let i = 0; i < 20 && s.next !== Infinity; i++) {
+        // Gave way at `now`, while the plan was still `s.next`: missed() would keep it.
+        s.deferred(now, 1000);
+        if (s.next !== Infinity) gaps.push(s.next - now);
+        now += 10;
+      }
+      assert.deepEqual(gaps, [FIRST_GAP_MS, 100, 200, 400, 800]);
+      assert.equal(s.next, Infinity);
+      // A read that comes (an interval's) starts the gaps again.
+      s.expect(Date.now(), now);
+      s.missed(now + 5000, 1000);
       s.deferred(now, 1000);
-      if (s.next !== Infinity) gaps.push(s.next - now);
-      now += 10;
-    }
-    assert.deepEqual(gaps, [FIRST_GAP_MS, 100, 200, 400, 800]);
-    assert.equal(s.next, Infinity);
-  });
+      assert.equal(s.next - now, FIRST_GAP_MS);
+    });
 
   it("stops planning on stop()", function () {
     const s = schedule(options());
