@@ -139,7 +139,7 @@ describe("edge-await-command and edge-fleet-command on devices never used before
   });
 });
 
-describe("an inbox read that stops at a first page answering every wait", function () {
+describe("the pages an inbox read asks for", function () {
   this.timeout(20_000);
   const { serve } = require("../support/http-server");
   const { lib } = require("../support/lib");
@@ -217,6 +217,50 @@ describe("an inbox read that stops at a first page answering every wait", functi
       waitFor(watch, "c2", now - 450, got);
       await until(() => got.length > 1);
       assert.deepEqual(got, ["c1:COMMAND_COMPLETE:m1", "c2:COMMAND_COMPLETE:m2"]);
+    } finally {
+      watch.close();
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("reads a young inbox's short quiet page as its first page: two requests, not three", async function () {
+    const now = Date.now();
+    const events = [];
+    const asked = [];
+    // Pages as the API gives them (newest first, `limit` from `start`), each request logged.
+    const server = await serve((req, res) => {
+      const url = new URL(req.url, "http://x");
+      const start = Number(url.searchParams.get("start") ?? 0);
+      const limit = Number(url.searchParams.get("limit") ?? 100);
+      asked.push(`${start}+${limit}`);
+      const body = [...events]
+        .sort((a, b) => b.creationDate - a.creationDate)
+        .slice(start, start + limit);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
+    });
+    const client = new EdgeClient({ baseUrl: server.url, company: "demo", token: "tok-of-test" });
+    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
+      pace: "fixed",
+      answers: new AnswerTimes(),
+    });
+    const got = [];
+    try {
+      // Two commands: c1's result comes, c2's not yet, so no page answers every wait.
+      waitFor(watch, "c1", now - 500, got);
+      waitFor(watch, "c2", now - 490, got);
+      // The first read finds the inbox empty: the next one asks for a small page.
+      await until(() => asked.length >= 1);
+      await new Promise((r) => setTimeout(r, 20));
+      events.push(marker("m1", "c1", now - 100));
+      const before = asked.length;
+      await until(() => got.length > 0);
+      assert.deepEqual(got, ["c1:COMMAND_COMPLETE:m1"]);
+      // The small page (one event, shorter than asked), then the empty page past it.
+      assert.deepEqual(asked.slice(before, before + 2), ["0+10", "1+500"]);
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(asked.filter((a) => a === "0+100").length, 1, asked.join(", "));
     } finally {
       watch.close();
       await client.close();
