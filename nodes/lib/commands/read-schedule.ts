@@ -100,8 +100,8 @@ export class ReadSchedule {
    * The early read gave way to reads of other inboxes queued in the poll lane: it comes 50 ms
    * later, then after gaps that double while it keeps giving way, until the interval's read takes
    * over. Retried at a fixed 50 ms, a backlog of 1,000 pending inboxes would wake 20,000 timers a
-   * second. Its own gaps, not the misses': a cold account's (125, 250 ms ...) put the last
-   * first reads of a burst on fresh devices 500 ms later (p95 172 to 671 ms).
+   * second. Its own gaps, not the misses': those of a cold account start at 125 ms, and a read
+   * that gives way is due already.
    */
   deferred(now: number, interval: number): void {
     if (this.yieldGap >= interval) {
