@@ -148,17 +148,38 @@ describe("the pages an inbox read asks for", function () {
   const { AnswerTimes } = lib("commands/answer-times");
   const INBOX = "/demo/devices/lcd-board/:inbox";
 
-  /** An inbox that answers at most one event a page, newest first, as a server may cut pages. */
-  async function onePerPage(events) {
+  /**
+   * An inbox serving `events` newest first, `limit` from `start`, at most `cap` a page (as a
+   * server may cut pages); each page asked for goes on `asked` as "start+limit".
+   */
+  async function inboxServer(events, cap = Infinity, asked = []) {
     return serve((req, res) => {
       const url = new URL(req.url, "http://x");
       const start = Number(url.searchParams.get("start") ?? 0);
+      const limit = Number(url.searchParams.get("limit") ?? 100);
+      asked.push(`${start}+${limit}`);
       const body = [...events]
         .sort((a, b) => b.creationDate - a.creationDate)
-        .slice(start, start + 1);
+        .slice(start, start + Math.min(limit, cap));
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
     });
+  }
+
+  /** Runs `fn(watch)` on an inbox watch (fixed pace) of `server`, closing all after it. */
+  async function watching(server, fn) {
+    const client = new EdgeClient({ baseUrl: server.url, company: "demo", token: "tok-of-test" });
+    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
+      pace: "fixed",
+      answers: new AnswerTimes(),
+    });
+    try {
+      await fn(watch);
+    } finally {
+      watch.close();
+      await client.close();
+      await server.close();
+    }
   }
 
   const marker = (id, ref, creationDate) => ({
@@ -198,14 +219,8 @@ describe("the pages an inbox read asks for", function () {
     const events = [
       { id: "old", streamId: "s-inbox", path: INBOX, creationDate: now - 1000, elems: {} },
     ];
-    const server = await onePerPage(events);
-    const client = new EdgeClient({ baseUrl: server.url, company: "demo", token: "tok-of-test" });
-    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
-      pace: "fixed",
-      answers: new AnswerTimes(),
-    });
     const got = [];
-    try {
+    await watching(await inboxServer(events, 1), async (watch) => {
       waitFor(watch, "c1", now - 500, got);
       // The first read reaches the old event: everything since c1 was read.
       await new Promise((r) => setTimeout(r, 200));
@@ -217,36 +232,15 @@ describe("the pages an inbox read asks for", function () {
       waitFor(watch, "c2", now - 450, got);
       await until(() => got.length > 1);
       assert.deepEqual(got, ["c1:COMMAND_COMPLETE:m1", "c2:COMMAND_COMPLETE:m2"]);
-    } finally {
-      watch.close();
-      await client.close();
-      await server.close();
-    }
+    });
   });
 
   it("reads a young inbox's short quiet page as its first page: two requests, not three", async function () {
     const now = Date.now();
     const events = [];
     const asked = [];
-    // Pages as the API gives them (newest first, `limit` from `start`), each request logged.
-    const server = await serve((req, res) => {
-      const url = new URL(req.url, "http://x");
-      const start = Number(url.searchParams.get("start") ?? 0);
-      const limit = Number(url.searchParams.get("limit") ?? 100);
-      asked.push(`${start}+${limit}`);
-      const body = [...events]
-        .sort((a, b) => b.creationDate - a.creationDate)
-        .slice(start, start + limit);
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ head: { ok: true, status: 200, messages: [], errors: [] }, body }));
-    });
-    const client = new EdgeClient({ baseUrl: server.url, company: "demo", token: "tok-of-test" });
-    const watch = new InboxWatch(client, { path: INBOX }, () => {}, {
-      pace: "fixed",
-      answers: new AnswerTimes(),
-    });
     const got = [];
-    try {
+    await watching(await inboxServer(events, Infinity, asked), async (watch) => {
       // Two commands: c1's result comes, c2's not yet, so no page answers every wait.
       waitFor(watch, "c1", now - 500, got);
       waitFor(watch, "c2", now - 490, got);
@@ -261,10 +255,6 @@ describe("the pages an inbox read asks for", function () {
       assert.deepEqual(asked.slice(before, before + 2), ["0+10", "1+500"]);
       await new Promise((r) => setTimeout(r, 30));
       assert.equal(asked.filter((a) => a === "0+100").length, 1, asked.join(", "));
-    } finally {
-      watch.close();
-      await client.close();
-      await server.close();
-    }
+    });
   });
 });
