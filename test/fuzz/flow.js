@@ -35,6 +35,37 @@ else if (shape === "iso") msg.command = { id: c.id, device: c.device, creationDa
 else if (shape === "null") msg.command = { id: c.id, device: c.device, creationDate: null };
 return msg;`;
 
+/**
+ * The Function node on the first wire of the wiring flow's source: it makes the msg its own, as a
+ * user's branch does (issue 35, item 1). A node on a later wire that saw this change would send
+ * its command to dev5 with these elems, which the flow never asked for.
+ */
+const MUTATE = `
+msg.deviceId = "dev5";
+msg.payload = { "/fuzz/mut": msg.fuzz && msg.fuzz.n };
+return msg;`;
+
+/**
+ * A node wired to two nodes, as users wire them (issue 35, section 1): the source (a Function
+ * node that passes the msg on) has one output with two wires, the first to the Function node that
+ * changes the msg, the second to a send node (Device empty, so msg.deviceId). Node-RED gives the
+ * second wire its own copy.
+ */
+function wiringNodes(on) {
+  return [
+    on({ id: "src", type: "function", func: "return msg;", outputs: 1, wires: [["mut1", "s2"]] }),
+    on({ id: "mut1", type: "function", func: MUTATE, outputs: 1, wires: [["mut.out"]] }),
+    on({
+      id: "s2",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "",
+      wires: [["s2.out"]],
+    }),
+  ];
+}
+
 /** The helper nodes, by the output they stand for. */
 const SINKS = [
   "a1.ok",
@@ -45,6 +76,8 @@ const SINKS = [
   "f1.report",
   "f1.each",
   "w1.out",
+  "mut.out",
+  "s2.out",
 ];
 
 /**
@@ -52,7 +85,7 @@ const SINKS = [
  * concurrency}, awaitTimeout, fleet {timeout, rate, concurrency}, watch (bool), and `names`, a
  * name per node id that deploys change to make Node-RED restart that node.
  */
-function flowOf(server, config, names = {}) {
+function flowOf(server, config, names = {}, broken = false) {
   const z = "tab";
   const on = (n) => ({ z, name: names[n.id] ?? "", ...n });
   const { account: a, fleet } = config;
@@ -105,6 +138,10 @@ function flowOf(server, config, names = {}) {
   node("s1").wires = [["fn1"]];
   node("m1").wires = [["m1.out"]];
   node("l1").wires = [["l1.out"]];
+  if (config.wiring) nodes.push(...wiringNodes(on));
+  // A deploy that never starts: a node of a type no package installed (the editor's "deploy
+  // anyway"). Node-RED stops the changed nodes and waits for the type (issue 35, item 2).
+  if (broken) nodes.push(on({ id: "missing1", type: "fuzz-not-installed", wires: [] }));
   if (config.watch)
     nodes.push(
       on({
@@ -134,23 +171,77 @@ function flowOf(server, config, names = {}) {
  */
 let deploysBegun = 0;
 const sentAt = new WeakMap();
+/** Whether each message delivered was sent by one of this package's nodes. */
+const sentByOurs = new WeakMap();
+/** Between a deploy's flows:stopping and its flows:started, or its failure to start. */
+let deploying = false;
 const onStopping = () => {
   deploysBegun++;
+  deploying = true;
 };
+const onRuntimeEvent = (event) => {
+  if (event?.id === "runtime-state" && event.payload?.error) deploying = false;
+};
+const ours = (node) => typeof node?.type === "string" && node.type.startsWith("edge-");
+
+/**
+ * Another package's policy hook (issue 35, item 8): a message that carries `policyBlock` is not
+ * delivered to the wiring flow's send node. Node-RED runs it for every delivery; a message handed
+ * on past it would reach the node anyway.
+ */
+const blocked = [];
+
+/**
+ * A message Node-RED drops on its way to a node of the flow other than a helper: the node was
+ * stopped by a deploy (its instance closed, or no node of its id while the deploy runs). Recorded
+ * as a drop `midway`, with `sentBefore` true when the sender is not one of ours (Node-RED's
+ * contract: it drops a message for a node that is not running) or sent it before that deploy
+ * began; one of ours holds its outputs while a deploy is under way.
+ */
+function dropMidway(id, msg, sentBeforeClose) {
+  if (!current || !msg || typeof msg !== "object") return;
+  current(id, msg, { dropped: true, midway: true, sentBefore: sentBeforeClose });
+}
+
 const HOOKS = {
+  "preRoute.fuzz-harness": (event) => {
+    const id = event.destination?.id;
+    if (!flowIds.has(id) || helper.getNode(id)) return;
+    // Node-RED's router finds no node of that id: the message goes nowhere.
+    dropMidway(id, event.msg, !ours(event.source?.node) || !deploying);
+  },
   "preDeliver.fuzz-harness": (event) => {
-    if (event.msg && typeof event.msg === "object") sentAt.set(event.msg, deploysBegun);
+    if (!event.msg || typeof event.msg !== "object") return undefined;
+    sentAt.set(event.msg, deploysBegun);
+    sentByOurs.set(event.msg, ours(event.source?.node));
+    if (event.destination?.id === "s2" && event.msg.policyBlock) {
+      blocked.push(event.msg.fuzz?.n);
+      return false;
+    }
+    return undefined;
   },
   "onReceive.fuzz-harness": (event) => {
-    const entry = recorded.get(event.destination?.node);
-    if (!entry || entry.closedAt === undefined) return;
-    const sent = sentAt.get(event.msg);
-    entry.record(entry.id, event.msg, { dropped: true, sentBefore: sent < entry.closedAt });
+    const node = event.destination?.node;
+    const entry = recorded.get(node);
+    if (entry && entry.closedAt !== undefined) {
+      const sent = sentAt.get(event.msg);
+      entry.record(entry.id, event.msg, { dropped: true, sentBefore: sent < entry.closedAt });
+      return;
+    }
+    const other = others.get(node);
+    if (other && other.closedAt !== undefined) {
+      const sent = sentAt.get(event.msg);
+      dropMidway(other.id, event.msg, !sentByOurs.get(event.msg) || sent < other.closedAt);
+    }
   },
 };
 
 /** Each helper node instance attached to a run: its id, the run's recorder, and its close. */
 const recorded = new WeakMap();
+/** Every other node instance of a run's flow: its id and when a deploy closed it. */
+const others = new WeakMap();
+/** The ids of the nodes of the flow loaded now. */
+let flowIds = new Set();
 
 /** Attaches the run's recorder to every helper node instance not yet attached. */
 function attach(record) {
@@ -165,24 +256,46 @@ function attach(record) {
       entry.closedAt = deploysBegun;
     });
   }
+  for (const id of flowIds) {
+    const node = helper.getNode(id);
+    if (!node || recorded.has(node) || others.has(node)) continue;
+    const entry = { id, closedAt: undefined };
+    others.set(node, entry);
+    node.on("close", () => {
+      entry.closedAt = deploysBegun;
+    });
+  }
 }
 
 /**
- * The run's recorder, attached at every flows:started too: a message the nodes hand to the helper
- * node a deploy put in place of the one it closed (nodes/lib/node-red/late-input.ts) arrives there
- * then, before the deploy's promise resolves (redeploy()).
+ * The run's recorder, attached at every flows:started too: an output a node held through a deploy
+ * (nodes/lib/node-red/deploying.ts) arrives at the helper node in place then, before the deploy's
+ * promise resolves (redeploy()).
  */
 let current;
 const onStarted = () => {
+  deploying = false;
   if (current) attach(current);
 };
 
+/** The ids of a flow's nodes that take messages, helper nodes and config nodes aside. */
+const idsOf = (flow) =>
+  new Set(
+    flow.nodes
+      .filter((n) => n.type !== "tab" && n.type !== "edge-account" && n.type !== "helper")
+      .map((n) => n.id),
+  );
+
 /** Loads a run's flow: one load per run, unloaded after it (unload()). */
 async function load(flow, record) {
+  flowIds = idsOf(flow);
+  blocked.length = 0;
   for (const [id, hook] of Object.entries(HOOKS)) hooks.add(id, hook);
   events.on("flows:stopping", onStopping);
   current = record;
   events.on("flows:started", onStarted);
+  events.on("runtime-event", onRuntimeEvent);
+  deploying = false;
   await helper.load(TYPES, flow.nodes, flow.credentials);
   attach(record);
 }
@@ -195,6 +308,7 @@ async function unload() {
     for (const id of Object.keys(HOOKS)) hooks.remove(id);
     events.off("flows:stopping", onStopping);
     events.off("flows:started", onStarted);
+    events.off("runtime-event", onRuntimeEvent);
     current = undefined;
   }
 }
@@ -204,6 +318,7 @@ async function unload() {
  * waiting for Node-RED's "started" event after 300 ms: then wait for the nodes to be there.
  */
 async function redeploy(flow, type, record) {
+  flowIds = idsOf(flow);
   try {
     await helper.setFlows(flow.nodes, type, flow.credentials);
   } catch {
@@ -230,4 +345,4 @@ function withFuzzServer() {
   return env;
 }
 
-module.exports = { helper, flowOf, load, unload, redeploy, withFuzzServer, SINKS };
+module.exports = { helper, flowOf, load, unload, redeploy, withFuzzServer, SINKS, blocked };

@@ -14,7 +14,15 @@ const END_SINKS = {
   merge: ["m1.out"],
   list: ["l1.out"],
   fleet: ["f1.report"],
+  wired: ["mut.out"],
 };
+
+/**
+ * The nodes between where a message of each kind is given and where it ends. Node-RED drops a
+ * message on its way to one of them that a deploy stopped, whatever its type (README,
+ * Reliability): a drop there, seen through Node-RED's hooks (flow.js), ends the message.
+ */
+const MIDWAY = { command: ["fn1", "a1"], wired: ["mut1"], merge: [], list: [], fleet: [] };
 
 /** "#n", or "probe #n" for a message of the probes after the schedule. */
 const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}` : `#${n}`);
@@ -25,7 +33,10 @@ const nOf = (elems, key) => (elems && typeof elems === "object" ? elems[key] : u
 function endedOnce(rec, log, behaviour) {
   const out = [];
   const isEnd = (input, o) =>
-    o.n === input.n && (o.sink === "caught" || END_SINKS[input.kind].includes(o.sink));
+    o.n === input.n &&
+    (o.midway
+      ? MIDWAY[input.kind].includes(o.sink)
+      : (o.sink === "caught" && input.kind !== "wired") || END_SINKS[input.kind].includes(o.sink));
   for (const input of rec.inputs) {
     const ends = rec.outputs.filter((o) => isEnd(input, o));
     // An end sent before a deploy began, which Node-RED then dropped on its way to a helper node
@@ -38,7 +49,9 @@ function endedOnce(rec, log, behaviour) {
     if (ends.length + lost.length > 1) {
       const where = [
         ...ends.map((e) => `${e.sink}${e.code ? `(${e.code})` : ""}`),
-        ...lost.map((d) => `${d.sink} (dropped by Node-RED at a deploy)`),
+        ...lost.map(
+          (d) => `${d.sink} (dropped by Node-RED${d.midway ? " on its way" : ""} at a deploy)`,
+        ),
       ].join(", ");
       out.push({
         invariant: 1,
@@ -277,6 +290,72 @@ function watchDelivered(rec, log) {
   return out;
 }
 
+/**
+ * A command's documented bound after its message left the node before it: the account's request
+ * budget, Timeout x (Retries + 1), counted from its arrival (docs/reliability.md), plus the slack
+ * a deploy takes on a busy machine.
+ */
+const wiredBound = (config) => config.account.timeout * (config.account.retries + 1) + 1500;
+
+/**
+ * 7 (issue 35). On the wiring flow: the send node on the source's second wire sends what the
+ * flow gave it, never the msg the Function node on the first wire changed (each wire its own
+ * copy); no command reaches the server later than its bound after the source sent its message,
+ * nor for a message sent while a deploy that never started stood; none for a message another
+ * package's preDeliver hook blocked; and each message the send node took ends at most once.
+ */
+function wiringHolds(rec, log, config) {
+  if (!config?.wiring) return [];
+  const out = [];
+  const inputs = new Map(rec.inputs.filter((i) => i.kind === "wired").map((i) => [i.n, i]));
+  for (const e of log.executed) {
+    if (e.other) continue;
+    const mut = nOf(e.elems, "/fuzz/mut");
+    if (mut !== undefined)
+      out.push({
+        invariant: 7,
+        n: mut,
+        text: `#${mut}: ${e.device} executed the elems the first wire's Function node set (${JSON.stringify(e.elems)}): the send node on the second wire saw a msg another node changed`,
+      });
+    // A changed msg carries its number in the Function node's elems: judged by the rest too.
+    const n = nOf(e.elems, "/fuzz/n") ?? mut;
+    const input = inputs.get(n);
+    if (!input) continue;
+    const late = e.t - input.t;
+    if (late > wiredBound(config))
+      out.push({
+        invariant: 7,
+        n,
+        text: `#${n}: its command reached the server ${late} ms after the source sent it (bound ${wiredBound(config)} ms)`,
+      });
+    const broken = (rec.broken ?? []).find((b) => input.t >= b.from && input.t < b.to);
+    if (broken)
+      out.push({
+        invariant: 7,
+        n,
+        text: `#${n}: sent during a deploy that never started (+${input.t - broken.from} ms into it), its command reached the server ${late} ms later`,
+      });
+    if (input.policyBlock)
+      out.push({
+        invariant: 7,
+        n,
+        text: `#${n}: another package's preDeliver hook blocked it at the send node, and its command reached the server`,
+      });
+  }
+  for (const input of inputs.values()) {
+    const ends = rec.outputs.filter(
+      (o) => o.n === input.n && (o.sink === "s2.out" || o.sink === "caught"),
+    );
+    if (ends.length > 1)
+      out.push({
+        invariant: 1,
+        n: input.n,
+        text: `the wired send node ended #${input.n} ${ends.length} times: ${ends.map((o) => o.sink).join(", ")}`,
+      });
+  }
+  return out;
+}
+
 /** 5 and 6: every node ends a new message; no unhandled rejection. */
 function stillUp(rec) {
   const out = [];
@@ -289,8 +368,9 @@ function stillUp(rec) {
 }
 
 /** Every violation of the run, each {invariant, text, n?}. */
-function check(rec, log, behaviour) {
+function check(rec, log, behaviour, config) {
   return [
+    ...wiringHolds(rec, log, config),
     ...endedOnce(rec, log, behaviour),
     ...noneTwice(rec, log),
     ...backedByMarker(rec, log, behaviour),
@@ -310,4 +390,5 @@ module.exports = {
   reportsMatch,
   watchDelivered,
   stillUp,
+  wiringHolds,
 };

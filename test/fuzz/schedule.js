@@ -4,7 +4,7 @@
 // invariants. A run throws an Error that lists every violation.
 "use strict";
 const fc = require("fast-check");
-const { helper, flowOf, load, unload, redeploy } = require("./flow");
+const { helper, flowOf, load, unload, redeploy, blocked } = require("./flow");
 const { check } = require("./invariants");
 
 const { Pause, sleep } = require("./pause");
@@ -46,6 +46,12 @@ function give(ctx, nodeId, input, msg) {
   (input.probe ? ctx.rec.probeInputs : ctx.rec.inputs).push(record);
   const node = helper.getNode(nodeId);
   const m = typeof msg === "function" ? msg(n) : msg;
+  // The wiring flow's source, stopped by a full deploy: the message has nowhere to start.
+  if (!node && input.kind === "wired") {
+    ctx.rec.inputs.pop();
+    ctx.n--;
+    return record;
+  }
   node.receive({ ...m, fuzz: { n, shape: input.shape } });
   return record;
 }
@@ -195,10 +201,71 @@ class Deploy {
     ctx.flow = flowOf(ctx.server, ctx.config, ctx.names);
     ctx.rec.deploys.push({ t: Date.now(), type: this.type, target: this.target });
     await redeploy(ctx.flow, this.type, ctx.recorder);
+    endBroken(ctx);
   }
   toString() {
     return `deploy(${this.type},${this.target})`;
   }
+}
+
+/** Ends the window of a deploy that never started, once a later deploy started the flows. */
+function endBroken(ctx) {
+  const open = ctx.rec.broken.find((b) => b.to === Infinity);
+  if (open) open.to = Date.now();
+}
+
+/**
+ * A deploy that never starts (issue 35, item 2): it restarts `target` and adds a node of a type
+ * no package installed, so Node-RED stops the changed nodes and waits for that type ("deploy
+ * anyway"). `holdMs` later the user deploys the flow without it (the fix), of type `fixType`.
+ * Messages keep coming meanwhile (the wiring flow's writer).
+ */
+class BrokenDeploy {
+  constructor(type, target, holdMs, fixType) {
+    Object.assign(this, { type, target, holdMs, fixType });
+  }
+  check(m) {
+    return m.deploys < 2;
+  }
+  async run(m, ctx) {
+    m.deploys += 2;
+    ctx.names[this.target] = `${this.target}-${m.deploys}`;
+    const broken = { from: Date.now(), to: Infinity };
+    ctx.rec.broken.push(broken);
+    ctx.rec.deploys.push({ t: Date.now(), type: this.type, target: this.target, broken: true });
+    await redeploy(flowOf(ctx.server, ctx.config, ctx.names, true), this.type, ctx.recorder);
+    await sleep(this.holdMs);
+    ctx.flow = flowOf(ctx.server, ctx.config, ctx.names);
+    ctx.rec.deploys.push({ t: Date.now(), type: this.fixType, target: "missing1" });
+    await redeploy(ctx.flow, this.fixType, ctx.recorder);
+    endBroken(ctx);
+  }
+  toString() {
+    return `brokenDeploy(${this.type},${this.target},${this.holdMs}ms,fix:${this.fixType})`;
+  }
+}
+
+/**
+ * The wiring flow's source gets a message every `everyMs` (at most 60): dev0 to dev3 in turn,
+ * every `blockEvery`-th one flagged for another package's policy hook (flow.js).
+ */
+function startWiring(ctx) {
+  const { everyMs, blockEvery } = ctx.config.wiring;
+  let given = 0;
+  const timer = setInterval(() => {
+    if (given++ >= 60) return;
+    const n = ctx.n + 1;
+    const policyBlock = n % blockEvery === 0;
+    const device = `dev${n % 4}`;
+    const bound = Date.now() + budgetOf(ctx.config) + SLACK_MS;
+    give(
+      ctx,
+      "src",
+      { kind: "wired", device, policyBlock, bound },
+      { deviceId: device, payload: { "/fuzz/n": n }, ...(policyBlock ? { policyBlock } : {}) },
+    );
+  }, everyMs);
+  return () => clearInterval(timer);
 }
 
 /**
@@ -326,19 +393,25 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     outputs: [],
     dropped: [],
     deploys: [],
+    broken: [],
     probes: [],
     unhandled: [],
   };
   if (config.watch) rec.watch = [];
   const recorder = (sink, msg, drop) => {
     if (drop) {
-      // Lost by Node-RED on its way to a helper node a deploy stopped (flow.js).
-      rec.dropped.push({ sink, n: msg.fuzz?.n, t: Date.now(), sentBefore: drop.sentBefore, msg });
+      // Lost by Node-RED on its way to a node a deploy stopped (flow.js): a helper node, or
+      // (midway) a node between the input and its end.
+      rec.dropped.push({
+        sink,
+        n: msg.fuzz?.n,
+        t: Date.now(),
+        sentBefore: drop.sentBefore,
+        midway: drop.midway === true,
+        msg,
+      });
       return;
     }
-    // Dropped at the closed helper node, then handed by the nodes to the one in its place
-    // (nodes/lib/node-red/late-input.ts): it arrived after all.
-    rec.dropped = rec.dropped.filter((d) => d.msg !== msg);
     const code = sink === "caught" ? (msg.edgeError?.code ?? msg.error?.code) : undefined;
     rec.outputs.push({ sink, n: msg.fuzz?.n, t: Date.now(), msg, code });
     if (sink === "w1.out") rec.watch.push({ eventId: msg.eventId, t: Date.now() });
@@ -347,6 +420,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   const onUnhandled = (reason) => rec.unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);
   let writer;
+  let stopWiring = () => {};
   try {
     ctx.flow = flowOf(server, config, ctx.names);
     await load(ctx.flow, recorder);
@@ -357,6 +431,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       let written = 0;
       writer = setInterval(() => written++ < 100 && server.telemetry(), config.watchEveryMs);
     }
+    if (config.wiring) stopWiring = startWiring(ctx);
     const t0 = Date.now();
     await fc.asyncModelRun(() => ({ model: { deploys: 0, fleets: 0, sent: 0 }, real: ctx }), cmds);
     // A watch reads every 250 ms: give it a few reads of the events written meanwhile, and at
@@ -367,6 +442,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       await sleep(Math.max(0, until - Date.now()));
     }
     clearInterval(writer);
+    stopWiring();
     const last = Math.max(0, ...rec.inputs.map((i) => i.bound));
     await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last + GRACE_MS);
     if (config.watch) {
@@ -395,6 +471,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       );
   } finally {
     clearInterval(writer);
+    stopWiring();
     process.off("unhandledRejection", onUnhandled);
     // FUZZ_DEBUG=2 also prints Node-RED's warnings and errors of the run, for a replay.
     if (process.env.FUZZ_DEBUG === "2")
@@ -405,7 +482,9 @@ async function runSchedule(server, { behaviour, config }, cmds) {
       }
     await unload();
   }
-  const violations = check(rec, server.log, server.behaviour);
+  for (const input of rec.inputs)
+    if (input.kind === "wired") input.blocked = blocked.includes(input.n);
+  const violations = check(rec, server.log, server.behaviour, config);
   if (violations.length > 0) {
     const text = violations.map((v) => `  invariant ${v.invariant}: ${v.text}`).join("\n");
     const err = new Error(`${violations.length} invariant(s) broken:\n${text}`);
@@ -414,7 +493,19 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   }
 }
 
-const steps = { SendCommand, Merge, List, Fleet, Cancel, Deploy, DeployAfter, Fault, Other, Pause };
+const steps = {
+  SendCommand,
+  Merge,
+  List,
+  Fleet,
+  Cancel,
+  Deploy,
+  DeployAfter,
+  BrokenDeploy,
+  Fault,
+  Other,
+  Pause,
+};
 
 /** A schedule written out in seeds.js (`named`): its steps as [class name, ...arguments]. */
 const stepsOf = (written) => written.steps.map(([type, ...args]) => new steps[type](...args));
