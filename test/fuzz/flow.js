@@ -7,8 +7,6 @@ const helper = require("node-red-node-test-helper");
 const { events, hooks } = require("@node-red/util");
 
 helper.init(require.resolve("node-red"));
-// The nodes get RED.hooks, as a real runtime gives them (test/support/runtime-hooks.js).
-require("../support/runtime-hooks").giveRuntimeHooks(helper);
 const { startFuzzServer } = require("./server");
 
 const TYPES = [

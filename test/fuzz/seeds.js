@@ -187,6 +187,26 @@ const seeds = [
       "node while the deploy has stopped it and not yet made its successor, Node-RED's router " +
       "finds no such node and drops the message before any delivery hook (invariant 1)",
   },
+  {
+    item: "35.1, 35.2, 35.8",
+    property: "wiring",
+    seed: 35,
+    path: "9",
+    found:
+      "a flows deploy of the send node on a source's second wire, then a nodes deploy that never " +
+      "starts, fixed 3 s later: the messages routed to the stopped send node were held at " +
+      "preRoute, uncloned, and handed on at the fix, so dev5 ran the elems the first wire's " +
+      "Function node set, 3.5 s late, past another package's preDeliver hook that blocked them",
+  },
+  {
+    item: "35.1, 35.2",
+    property: "wiring",
+    seed: 35,
+    path: "7",
+    found:
+      "a nodes deploy that never starts, fixed 2.6 s later: every message held for the send " +
+      "node went to dev5 with the Function node's elems once the fix started the flows",
+  },
 ];
 
 module.exports = { seeds, named };

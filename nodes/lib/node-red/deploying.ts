@@ -3,19 +3,38 @@
 // them. A watch that sent its events then lost them (issue 28: a 600 ms close of the node after
 // it lost 19 of 44 events over three deploys); it keeps them until the deploy has started the
 // nodes again, and so does every node's output (a command's answer that came during a deploy
-// restarting the await node after it was lost, though the device ran the command). Two listeners
-// per runtime, whatever the number of nodes.
+// restarting the await node after it was lost, though the device ran the command). Three
+// listeners per runtime, whatever the number of nodes.
+//
+// Only our own outputs wait here. A message on its way *to* one of our nodes while a deploy has
+// stopped it is Node-RED's to drop, as for every node: holding those (issue 35) handed a later
+// wire's message on uncloned after the first wire's node changed it, skipped other packages'
+// delivery hooks, and sent minutes-old commands after a deploy that never started.
 
 /** The part of RED.events used here. */
 export interface DeployEvents {
   on(event: "flows:stopping" | "flows:started", listener: () => void): unknown;
+  on(event: "runtime-event", listener: (event: unknown) => void): unknown;
 }
 
 /**
- * The longest a deploy is taken to last: Node-RED waits at most 15 s for the nodes to close, and
- * a deploy whose start failed (no `flows:started`) must not hold the events for ever.
+ * The longest a deploy is taken to last, so the longest an output waits: Node-RED waits at most
+ * 15 s for the nodes to close, then starts them. README, Reliability, states this bound.
  */
-const MAX_DEPLOY_MS = 60_000;
+export const MAX_DEPLOY_MS = 20_000;
+
+/**
+ * Whether a runtime event says the flows did not start: Node-RED stopped the nodes, then found a
+ * type or a module missing (the editor's "deploy anyway"), or runs in safe mode. No
+ * `flows:started` comes until a later deploy succeeds, maybe hours later; the outputs held for
+ * this deploy go now, to the nodes still running (Node-RED drops those for stopped ones).
+ */
+function startFailed(event: unknown): boolean {
+  if (typeof event !== "object" || event === null) return false;
+  const { id, payload } = event as { id?: unknown; payload?: unknown };
+  if (id !== "runtime-state" || typeof payload !== "object" || payload === null) return false;
+  return typeof (payload as { error?: unknown }).error === "string";
+}
 
 interface DeployState {
   /** performance.now() of the last `flows:stopping` not yet followed by `flows:started`. */
@@ -33,11 +52,15 @@ function stateOf(events: DeployEvents): DeployState {
     events.on("flows:stopping", () => {
       created.since = performance.now();
     });
-    events.on("flows:started", () => {
+    const ended = (): void => {
       created.since = undefined;
       const waiters = [...created.waiters];
       created.waiters.clear();
       for (const wake of waiters) wake();
+    };
+    events.on("flows:started", ended);
+    events.on("runtime-event", (event) => {
+      if (created.since !== undefined && startFailed(event)) ended();
     });
     states.set(events, created);
     state = created;

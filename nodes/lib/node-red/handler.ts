@@ -19,7 +19,6 @@ import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyabl
 import type { Outgoing } from "./copyable";
 import { isStackOverflow, textOf } from "./thrown";
 import { deployEndOf } from "./deploying";
-import { takeLateInput } from "./late-input";
 
 export type { Outgoing };
 
@@ -388,10 +387,6 @@ export function handleInput(
       if (--pending === 0) onIdle?.();
     });
   };
-
-  // A message sent to this node by a node of the old flows once a deploy closed it goes to the
-  // node in its place, not nowhere (late-input.ts).
-  takeLateInput(RED, node);
 
   node.on("close", (removed: boolean, done: () => void) => {
     closing = { removed };
