@@ -13,11 +13,20 @@ const MAY_BE_DOTS = /[.%]/;
 /** Decoding passes tried when looking for dots written as %2E (or %252E for a double decode). */
 const DECODE_PASSES = 3;
 
-/** Whether the name, decoded as a server might, is only dots: `.`, `..`, `%2E%2E`, `.%2e`. */
+/**
+ * A piece that is only dots, between slashes or backslashes: a server or proxy that decodes `%2F`
+ * (or takes `\` for `/`, as some do) reads `x%2F..%2Fpump-3` as `x/../pump-3`, another device.
+ */
+const DOT_PIECE = /(^|[/\\])\.+($|[/\\])/;
+
+/**
+ * Whether the name, decoded as a server might, is only dots (`.`, `..`, `%2E%2E`, `.%2e`) or holds
+ * a piece of dots between slashes (`x/../y`, `x%2F..%2Fy`).
+ */
 function isDotName(name: string): boolean {
   let text = name;
   for (let i = 0; i <= DECODE_PASSES; i++) {
-    if (/^\.+$/.test(text)) return true;
+    if (DOT_PIECE.test(text)) return true;
     if (!text.includes("%")) return false;
     let decoded: string;
     try {

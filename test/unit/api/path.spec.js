@@ -20,6 +20,23 @@ describe("unit: api/path", function () {
     assert.throws(() => encodeSegment(".."), { code: "dot-name" });
   });
 
+  it("should refuse a name holding a piece of dots that a server decoding %2F reads as another path", function () {
+    // Issue 35, item 14: x%2F..%2Fpump-3 passed, and a server that decodes %2F reads x/../pump-3.
+    for (const name of [
+      "x%2F..%2Fpump-3",
+      "x/../pump-3",
+      "x%2f.%2fy",
+      "..%2Fpump-3",
+      "x%2F..",
+      "x%5C..%5Cy",
+      "x\\..\\y",
+      "x%252F..%252Fy",
+    ])
+      assert.throws(() => checkName(name, "the device"), { code: "dot-name" }, name);
+    for (const name of ["x..y", "x/..y", "a.b/c", "pump-3.v2", "x%2Fy"])
+      assert.equal(checkName(name, "the device"), name);
+  });
+
   it("should check every segment of a stream path", function () {
     assert.equal(
       checkName("/demo/devices/lcd-board/:inbox", "the stream"),
