@@ -42,8 +42,12 @@ async function sentElems(sim) {
     .map((r) => JSON.parse(r.body).elems);
 }
 
-/** The node's warnings so far, as text. */
-const warnings = (node) => node.warn.getCalls().map((c) => String(c.args[0]));
+/** The node's warnings so far, as text (the test helper's spy sees every node's). */
+const warnings = (node) =>
+  node.warn
+    .getCalls()
+    .filter((c) => c.thisValue === node)
+    .map((c) => String(c.args[0]));
 
 describe("typed Elems and msg.payload", function () {
   this.timeout(20000);
