@@ -21,7 +21,7 @@ import type { JobView } from "../lib/account/jobs";
 import { checkDeviceList, parseDeviceText, resolveTargets } from "../lib/fleet/targets";
 import { Turns } from "../lib/fleet/turns";
 import { blank, configError } from "../lib/node-red/config";
-import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
+import { checkElemsSetting, elemsFromOf, elemsOf } from "../lib/node-red/elems";
 import { RecordsOfType } from "../lib/records/saved-lifecycle";
 import { handleInput } from "../lib/node-red/handler";
 import type { InputContext, Result } from "../lib/node-red/handler";
@@ -45,6 +45,8 @@ interface FleetCommandDef extends NodeDef {
   /** A device-list filter (`GET /device?filter=`); mustache allowed. */
   filter?: string;
   elems?: string;
+  /** What the command is: "elems" or "payload" (elems.ts). */
+  elemsFrom?: string;
   ttl?: string | number;
   rate?: string | number;
   concurrency?: string | number;
@@ -83,6 +85,8 @@ interface Plan {
   job: string;
   /** msg.job gave the name; else `job` was made here. */
   named: boolean;
+  /** An object msg.payload that was not the command, the typed Elems being set. */
+  payloadIgnored: boolean;
 }
 
 function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
@@ -93,7 +97,9 @@ function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
       : checkDeviceList(msg.devices);
   const filter = blank(def.filter) ? undefined : render(String(def.filter), msg, "filter").trim();
   if (given.length === 0 && !filter) throw new EdgeError("devices-empty");
-  const elems = elemsOf(msg, typeof def.elems === "string" ? def.elems : "");
+  // No release saved this node before the choice existed: without one, the typed Elems wins.
+  const from = elemsFromOf(def.elemsFrom, "elems");
+  const { elems, ignored } = elemsOf(msg, typeof def.elems === "string" ? def.elems : "", from);
   const ttlSource = msg.ttl ?? (blank(def.ttl) ? undefined : def.ttl);
   const ttl =
     ttlSource === undefined ? undefined : checkInteger(ttlSource, "ttl", R.ttl.min, R.ttl.max);
@@ -116,7 +122,8 @@ function planOf(msg: NodeMessageInFlow, def: FleetCommandDef): Plan {
   };
   const named = typeof msg.job === "string" && msg.job.trim() !== "";
   const job = named ? String(msg.job).trim() : randomUUID();
-  return { given, filter, settings, dryRun: msg.dryRun === true, job, named };
+  const payloadIgnored = ignored === "payload";
+  return { given, filter, settings, dryRun: msg.dryRun === true, job, named, payloadIgnored };
 }
 
 /** The plan of a job saved while it was queued, as planOf() made it then. */
@@ -129,6 +136,8 @@ function planOfQueued(job: JobRecord): Plan {
     dryRun: q.dryRun,
     job: job.job,
     named: job.generated !== true,
+    // Said, if at all, when the message was planned.
+    payloadIgnored: false,
   };
 }
 
@@ -194,6 +203,8 @@ export = function (RED: NodeAPI): void {
     let cancelAsked = false;
     let closing = false;
     let overrunWarned = false;
+    /** An object msg.payload left out for the typed Elems is said once per node, as core does. */
+    let payloadWarned = false;
     /** Saved jobs being resumed, by the message they resume. */
     const restoring = new WeakMap<object, { key: string; job: JobRecord; fromStore: boolean }>();
 
@@ -384,6 +395,10 @@ export = function (RED: NodeAPI): void {
         }
       }
       const plan = resumed?.job.queued ? planOfQueued(resumed.job) : planOf(msg, def);
+      if (plan.payloadIgnored && !payloadWarned) {
+        payloadWarned = true;
+        warn(t("edge-fleet-command.warn.payloadIgnored"));
+      }
       // Throws queue-full before anything is saved.
       const turn = turns.take(ctx.signal);
       // Saved while it waits for its turn and resolves its devices: after a redeploy or a restart

@@ -9,7 +9,7 @@ import { onNextFlowsStarted } from "../lib/node-red/flows-started";
 import { handleInput } from "../lib/node-red/handler";
 import type { CarriedOutcome } from "../lib/node-red/handler";
 import { checkTemplate } from "../lib/node-red/render";
-import { checkElemsSetting, elemsOf } from "../lib/node-red/elems";
+import { checkElemsSetting, elemsFromOf, elemsOf } from "../lib/node-red/elems";
 import { blank, configError } from "../lib/node-red/config";
 import { resolveTarget } from "../lib/node-red/target";
 import { checkInteger } from "../lib/node-red/validate";
@@ -24,6 +24,8 @@ interface SendCommandDef extends NodeDef {
   device: string;
   stream: string;
   elems: string;
+  /** What the command is: "elems" or "payload" (elems.ts); absent in flows saved by 0.1.0. */
+  elemsFrom?: string;
   ttl?: string | number;
 }
 
@@ -56,6 +58,12 @@ export = function (RED: NodeAPI): void {
     const invalid = configError(() => {
       checkSettings(def, target);
     });
+    // 0.1.0 sent an object msg.payload in place of the typed Elems: its saved nodes keep doing so.
+    const saved = def.elemsFrom === undefined;
+    const elemsFrom = elemsFromOf(def.elemsFrom, "payload");
+    /** Said once per node: which of Elems and msg.payload it left out, and how to change that. */
+    let ignoredWarned = false;
+    const warn = this.warn.bind(this);
     const contextId = contextIdOf(this);
     const receive = this.receive.bind(this);
     const restoring = new WeakMap<object, CarriedOutcome>();
@@ -90,7 +98,17 @@ export = function (RED: NodeAPI): void {
           return outcome.result;
         }
         const { client, names } = accountOf(RED, def.account);
-        const elems = elemsOf(msg, def.elems || "");
+        const { elems, ignored } = elemsOf(msg, def.elems || "", elemsFrom);
+        // A node set to send msg.payload does so as asked; only the rule of 0.1.0, kept for a
+        // saved node, is told, as is a typed Elems that won over an object msg.payload.
+        if (ignored && !ignoredWarned && (ignored === "payload" || saved)) {
+          ignoredWarned = true;
+          warn(
+            ignored === "payload"
+              ? t("edge-send-command.warn.payloadIgnored")
+              : t("edge-send-command.warn.savedRule"),
+          );
+        }
         const ttlSource =
           msg.ttl ?? (def.ttl !== undefined && String(def.ttl).trim() !== "" ? def.ttl : undefined);
         const ttl =

@@ -7,8 +7,10 @@
 // When a node gains a property, the fixture gains it too, at a value other than its default, with
 // a check here of what the value does (the first two tests fail until it does). When a property
 // is renamed or changes meaning, the fixture stays as it was saved: the node then migrates the old
-// value, at its start and in the editor, and this spec shows the saved flow still behaving. No
-// property has changed since 0.1.0, so no node migrates anything yet.
+// value, at its start and in the editor, and this spec shows the saved flow still behaving.
+// edge-send-command's Command (elemsFrom) came after 0.1.0, when a typed Elems began to win over
+// an object msg.payload: a node saved without it keeps 0.1.0's rule (example 02's fault case
+// relies on it) and says so once.
 "use strict";
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
@@ -404,6 +406,17 @@ describe("saved flows", function () {
       const lcdAfter = await control("GET", "/devices/lcd-board");
       assert.equal(lcdAfter.streams.command.count, lcdBefore.streams.command.count);
       assert.deepEqual(JSON.parse(posts[0].body).elems, { "/app/enable/value": true });
+      // Command msg.payload: an object msg.payload is the command, in place of the Elems.
+      assert.equal(sendDef.elemsFrom, "payload");
+      running.get(sendDef).receive({ payload: { "/app/enable/value": false } });
+      await running.debugged("complete", 2);
+      const sent = (await requests()).filter((r) => r.method === "POST");
+      assert.deepEqual(JSON.parse(sent[1].body).elems, { "/app/enable/value": false });
+      const sendNode = running.get(sendDef);
+      assert.deepEqual(
+        sendNode.warn.getCalls().filter((c) => c.thisValue === sendNode),
+        [],
+      );
       // The inbox as saved, by id, not the path the command's device would give.
       const reads = log.filter(
         (r) => r.method === "GET" && r.pathname.startsWith("/v5.0/demo/event"),

@@ -153,6 +153,19 @@ function exampleRuns(example) {
     assert.ok(awaitNode.name);
     assert.equal((await debugged("sent event", 3)).length, 3);
     assert.equal(seen.error.length, 0);
+    // The fault comes of an object msg.payload sent in place of the typed Elems: the example
+    // chooses that (Command: msg.payload) and is not warned; 0.1.0 saved the node without a
+    // Command, and it keeps that version's rule, said once.
+    const sendNode = flow02.find((n) => n.type === "edge-send-command");
+    const sender = helper.getNode(sendNode.id);
+    const sendWarned = sender.warn
+      .getCalls()
+      .filter((c) => c.thisValue === sender)
+      .map((c) => String(c.args[0]));
+    if (sendNode.elemsFrom === undefined) {
+      assert.equal(sendWarned.length, 1, JSON.stringify(sendWarned));
+      assert.match(sendWarned[0], /as nodes saved by version 0\.1\.0 do/);
+    } else assert.deepEqual(sendWarned, []);
     const lcd = await control(env.sim, "GET", "/devices/lcd-board");
     assert.equal(lcd.status, 200);
   });
