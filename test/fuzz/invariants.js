@@ -259,6 +259,75 @@ function reportsMatch(rec, log, behaviour) {
   return out;
 }
 
+/** A report's count of each outcome, by the outcome its devices carry. */
+const COUNT_OF = {
+  complete: "complete",
+  fault: "fault",
+  "timed-out": "timedOut",
+  failed: "failed",
+  "not-sent": "notSent",
+};
+
+/**
+ * 4 (its totals, issue 35). A fleet report's counts are the tally of its own devices' outcomes,
+ * and no device it says was never sent (not-sent, or failed and certainly not sent) was run by
+ * the server more often than the reports of its job group leave room for.
+ */
+function reportTotals(rec, log) {
+  const out = [];
+  const reports = rec.outputs.filter(
+    (o) => o.sink === "f1.report" && o.msg.payload && Array.isArray(o.msg.payload.devices),
+  );
+  for (const o of reports) {
+    const p = o.msg.payload;
+    const tally = {
+      total: p.devices.length,
+      complete: 0,
+      fault: 0,
+      timedOut: 0,
+      failed: 0,
+      notSent: 0,
+    };
+    for (const d of p.devices) if (COUNT_OF[d.outcome]) tally[COUNT_OF[d.outcome]]++;
+    const wrong = Object.keys(tally).filter((k) => p[k] !== tally[k]);
+    if (wrong.length > 0)
+      out.push({
+        invariant: 4,
+        n: o.n,
+        text: `job ${label(rec, o.n)}: its report counts ${wrong.map((k) => `${k} ${p[k]}`).join(", ")}, its devices ${wrong.map((k) => `${k} ${tally[k]}`).join(", ")} (${p.devices.map((d) => `${d.device} ${d.outcome}${d.error ? `/${d.error}` : ""}`).join(", ")})`,
+      });
+  }
+  // Per job group and device: the runs the server made against the sends the reports allow.
+  const inputs = [...rec.inputs, ...rec.probeInputs].filter((i) => i.kind === "fleet");
+  const groups = new Set(inputs.map((i) => i.group));
+  for (const g of groups) {
+    const jobs = inputs.filter((i) => i.group === g);
+    const devices = new Set(jobs.flatMap((i) => i.devices));
+    for (const device of devices) {
+      const executed = log.executed.filter(
+        (e) => !e.other && e.device === device && nOf(e.elems, "/fuzz/job") === g,
+      ).length;
+      let room = 0;
+      for (const job of jobs) {
+        if (!job.devices.includes(device)) continue;
+        const report = reports.find((o) => o.n === job.n);
+        const d = report?.msg.payload.devices.find((x) => x.device === device);
+        const surelyNot =
+          d !== undefined &&
+          !d.mayHaveBeenSent &&
+          (d.outcome === "not-sent" || (d.outcome === "failed" && d.commandId === null));
+        if (!surelyNot) room++;
+      }
+      if (executed > room)
+        out.push({
+          invariant: 4,
+          text: `job group ${g}: the server ran ${executed} command(s) on ${device}, and its reports say only ${room} may have been sent`,
+        });
+    }
+  }
+  return out;
+}
+
 /** 1 (watch). Every event created on the watched stream after the first delivered, delivered once. */
 function watchDelivered(rec, log) {
   if (rec.watch === undefined) return [];
@@ -376,6 +445,7 @@ function check(rec, log, behaviour, config) {
     ...backedByMarker(rec, log, behaviour),
     ...notTimedOutWhenAnswered(rec, log, behaviour),
     ...reportsMatch(rec, log, behaviour),
+    ...reportTotals(rec, log),
     ...watchDelivered(rec, log),
     ...stillUp(rec),
   ];
@@ -388,6 +458,7 @@ module.exports = {
   noneTwice,
   backedByMarker,
   reportsMatch,
+  reportTotals,
   watchDelivered,
   stillUp,
   wiringHolds,
