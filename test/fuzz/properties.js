@@ -132,6 +132,17 @@ const wiringArb = fc.record({
   blockEvery: fc.integer({ min: 3, max: 7 }),
 });
 
+/**
+ * The watched stream as real ones behave (issue 35): a device clock of one-second resolution, so
+ * that events come after the watch's position in the same millisecond; bursts of events in one
+ * millisecond; pages capped at 3 events while bursts land during a read.
+ */
+const streamArb = fc.record({
+  stampMs: fc.constantFrom(1, 10, 1000, 1000),
+  burst: fc.constantFrom(1, 3, 8),
+  pageCap: fc.constantFrom(0, 3, 3),
+});
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -188,17 +199,20 @@ const STEPS = {
  * on: `npm run fuzz -- --hunt` lists every failing schedule of a seed, not only the first.
  */
 function property(name, server, collect) {
-  const cmds = fc.commands(STEPS[name], { maxCommands: name === "watch" ? 6 : 8 });
+  const cmds = fc.commands(STEPS[name], {
+    maxCommands: name === "watch" || name === "streams" ? 6 : 8,
+  });
   // The wiring property's settings draw its own record after the others', which leaves the draws
   // of the older properties, and so their seeds in seeds.js, as they were.
   const config =
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
-      : configArb(name);
-  const setup = fc.record({
-    behaviour: behaviourArb(name === "fleet"),
-    config,
-  });
+      : configArb(name === "streams" ? "watch" : name);
+  const behaviour =
+    name === "streams"
+      ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
+      : behaviourArb(name === "fleet");
+  const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
     const path = String(index++);
@@ -244,5 +258,8 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
     violations: out.errorInstance?.violations,
   };
 }
+
+// The streams property draws the watch's steps, over its own servers (streamArb).
+STEPS.streams = STEPS.watch;
 
 module.exports = { property, runProperty, STEPS };

@@ -414,7 +414,8 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     }
     const code = sink === "caught" ? (msg.edgeError?.code ?? msg.error?.code) : undefined;
     rec.outputs.push({ sink, n: msg.fuzz?.n, t: Date.now(), msg, code });
-    if (sink === "w1.out") rec.watch.push({ eventId: msg.eventId, t: Date.now() });
+    if (sink === "w1.out")
+      rec.watch.push({ eventId: msg.eventId, t: Date.now(), gap: msg.gap === true });
   };
   const ctx = { server, config, rec, recorder, names: {}, n: 0, group: 0, merges: 0, fleetEnd: 0 };
   const onUnhandled = (reason) => rec.unhandled.push(reason);

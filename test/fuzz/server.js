@@ -23,6 +23,12 @@ const PLAIN = {
   deepMarkers: [], // device names whose markers are nested DEEP_LEVELS deep
   slowMs: 0, // dev1 answers this much later than the others
   serial: false, // a device runs its commands one after another: a burst is answered at growing delays
+  // The watched stream (issue 35): its events stamped by a device clock of this resolution (1000:
+  // a whole second shares one creationDate), written this many at once, listed at most this many
+  // a page (0: as asked).
+  stampMs: 1,
+  burst: 1,
+  pageCap: 0,
 };
 
 function hexId(letter) {
@@ -210,7 +216,8 @@ async function startFuzzServer() {
   }
 
   function page(list, query) {
-    const limit = Math.min(Math.max(Number(query.get("limit") ?? 20) || 20, 1), 10000);
+    let limit = Math.min(Math.max(Number(query.get("limit") ?? 20) || 20, 1), 10000);
+    if (b.pageCap > 0) limit = Math.min(limit, b.pageCap);
     const start = b.ignoresStart ? 0 : Math.max(Number(query.get("start") ?? 0) || 0, 0);
     return list
       .slice()
@@ -371,10 +378,20 @@ async function startFuzzServer() {
     /** The same command a flow of another runtime sends to `device`. */
     otherCommand: (device, elems) =>
       other("POST", "/event", { path: `/${COMPANY}/devices/${device}/:command`, elems }),
-    /** A new event on the watched stream, logged in `log.telemetry`. */
+    /**
+     * New events on the watched stream (`burst` of them at once, in one millisecond), logged in
+     * `log.telemetry`; each dated by the device's clock of `stampMs` resolution.
+     */
     telemetry() {
-      const event = append(byPath.get(`/${COMPANY}/telemetry`), { "/n": log.telemetry.length });
-      log.telemetry.push({ t: Date.now(), id: event.id });
+      let event;
+      for (let i = 0; i < b.burst; i++) {
+        event = append(byPath.get(`/${COMPANY}/telemetry`), { "/n": log.telemetry.length });
+        if (b.stampMs > 1) {
+          const stamped = Math.floor(event.creationDate / b.stampMs) * b.stampMs;
+          Object.assign(event, { creationDate: stamped, generatedDate: stamped });
+        }
+        log.telemetry.push({ t: Date.now(), id: event.id });
+      }
       return event;
     },
     close() {
