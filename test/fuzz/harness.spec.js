@@ -10,8 +10,11 @@ const { endedOnce, noneTwice } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
 const { PLAIN } = require("./server");
 
-/** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
-const BUDGET = { await: 110, fleet: 50, watch: 40 };
+/**
+ * Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores, and 20 of
+ * the server clocks and marker dates of issue 35 (item 3).
+ */
+const BUDGET = { await: 110, fleet: 50, watch: 40, stamps: 20 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {
   this.timeout(240000);
