@@ -187,6 +187,42 @@ const seeds = [
       "node while the deploy has stopped it and not yet made its successor, Node-RED's router " +
       "finds no such node and drops the message before any delivery hook (invariant 1)",
   },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "0",
+    found:
+      "a COMPLETE naming its command, dated 3 s before it (server clock 2 s ahead, a step back of " +
+      "100 ms): the probe await ended timed out and the probe fleet device timed-out, their own " +
+      "COMPLETE written 400 ms before (invariant 3); the inbox read stopped at the command's date",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "14",
+    found: "the same with the COMPLETE dated 1 ms before its command",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "13",
+    found:
+      "a server clock 25 h behind: the await waited from its own clock and never read the " +
+      "COMPLETE naming its command (invariant 3)",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "12",
+    found:
+      "on the code with only the read-back margin: the server's clock stepped back 3 s after the " +
+      "first command, and the fleet probe's COMPLETE lay below a marker read before, where the " +
+      "read stopped (invariant 3)",
+  },
 ];
 
 module.exports = { seeds, named };
