@@ -12,7 +12,7 @@ import { EdgeError } from "../lib/api/errors";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import { dateOf, sinceOf } from "../lib/commands/command-time";
+import { clockApart, dateOf, sinceOf, tooFarForDates } from "../lib/commands/command-time";
 import { sentCommands } from "../lib/commands/sent-commands";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { RecordsOfType } from "../lib/records/saved-lifecycle";
@@ -80,7 +80,11 @@ function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; sinc
   const date =
     dateOf(ref.creationDate) ?? (id !== undefined ? sentCommands.createdAt(id) : undefined);
   const since = sinceOf(date, id !== undefined, now);
-  if (since === undefined) throw new EdgeError("no-command");
+  if (since === undefined) {
+    // A date without an id, a day or more from our clock: no date could say whose a marker is.
+    if (tooFarForDates(date, id !== undefined, now)) throw clockApart(date, now);
+    throw new EdgeError("no-command");
+  }
   return { ref: { ...(c as CommandRef), id }, since };
 }
 

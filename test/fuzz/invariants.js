@@ -195,28 +195,51 @@ const SEEN_BY_MS = 250;
 /**
  * 3 (its other half). No wait ends timed out when its command's own marker was written in good
  * time: in a factory that answer gets the command sent again, and the machine acts twice. Judged
- * where it can be: markers that name their command, and no inbox read faulted in the run.
+ * where it can be: markers that name their command, and no inbox read faulted in the run. The
+ * await's waits and the fleet's device waits alike, whatever the marker's date.
  */
 function notTimedOutWhenAnswered(rec, log, behaviour) {
   if (behaviour.marker.ref === "absent") return [];
   if (log.requests.some((r) => r.fault && r.method === "GET")) return [];
   const out = [];
-  for (const o of rec.outputs) {
-    if (o.sink !== "a1.late") continue;
-    const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
-    if (!exec) continue;
-    const answer = log.markers.find(
+  const answerOf = (commandId, device) =>
+    log.markers.find(
       (m) =>
         !m.foreign &&
-        m.commandId === exec.commandId &&
+        m.commandId === commandId &&
+        m.device === device &&
         (m.name === "COMMAND_COMPLETE" || m.name === "COMMAND_FAULT"),
     );
-    if (answer && answer.t <= o.t - SEEN_BY_MS)
-      out.push({
-        invariant: 3,
-        n: o.n,
-        text: `a1.late for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before`,
-      });
+  // Its date, when the server wrote it otherwise than its own clock at the time (issue 35).
+  const dated = (m) =>
+    m.creationDate !== undefined && Math.abs(m.creationDate - m.t) > 0
+      ? `, dated ${m.creationDate - m.t} ms off the time it was written`
+      : "";
+  for (const o of rec.outputs) {
+    if (o.sink === "a1.late") {
+      const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
+      if (!exec) continue;
+      const answer = answerOf(exec.commandId, exec.device);
+      if (answer && answer.t <= o.t - SEEN_BY_MS)
+        out.push({
+          invariant: 3,
+          n: o.n,
+          text: `a1.late for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
+        });
+    }
+    // The fleet's device waits are the same waits (lib/fleet/device-wait.ts): a device reported
+    // timed out on output 2 though its command's own answer was written in good time.
+    if (o.sink === "f1.each" && o.msg.outcome === "timed-out") {
+      const id = o.msg.command?.id;
+      if (id === undefined) continue;
+      const answer = answerOf(String(id), o.msg.device);
+      if (answer && answer.t <= o.t - SEEN_BY_MS)
+        out.push({
+          invariant: 3,
+          n: o.n,
+          text: `f1.each timed-out for ${o.msg.device} (command ${id}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
+        });
+    }
   }
   return out;
 }

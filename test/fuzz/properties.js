@@ -1,8 +1,9 @@
 // The harness's properties, each a fast-check property over drawn server behaviour, node settings
 // and a schedule of steps: "await" (send → await with hand-built references, merges, listings),
 // "fleet" (jobs, twice back to back, cancels, commands of other flows, too-deep markers) and
-// "watch" (a stream that keeps getting events, redeploys). Also the one place that runs them and
-// says how to replay a failure.
+// "watch" (a stream that keeps getting events, redeploys), "stamps" (server clocks and marker
+// dates: a result dated before its command, a device's clock, a clock step, a server clock a day
+// behind, issue 35 item 3). Also the one place that runs them and says how to replay a failure.
 "use strict";
 const fc = require("fast-check");
 const { runSchedule, steps } = require("./schedule");
@@ -26,6 +27,33 @@ const behaviourArb = (deep) =>
     })
     // Foreign markers without a ref cannot be told from the command's own: a limit, not a bug.
     .map((b) => ({ ...b, foreign: b.foreign && b.marker.ref !== "absent" }));
+
+/** A day and an hour: a server clock further behind ours than the one day a command date may be. */
+const DAY_BEHIND_MS = -25 * 60 * 60 * 1000;
+
+/**
+ * The "stamps" property's servers (issue 35, item 3): a marker dated 1 ms to 3 s before its
+ * command (the docs allow 5 s of skew), markers stamped by a device's clock, one step of the
+ * server's clock after its first command, a server clock more than a day behind. A property of
+ * its own: drawing these in behaviourArb would re-draw every seed of seeds.js.
+ */
+const stampsBehaviourArb = fc.record({
+  idShape: fc.constantFrom("hex", "short", "number"),
+  answerMs: fc.integer({ min: 5, max: 150 }),
+  marker: fc.record({
+    nest: fc.constantFrom("cmd", "top", "key"),
+    refKey: fc.constantFrom("ref", "command", "commandId"),
+    ref: fc.constantFrom("string", "string", "number", "absent"),
+  }),
+  foreign: fc.constant(false),
+  ignoresStart: fc.boolean(),
+  skewMs: fc.constantFrom(0, 0, 2000, -3000, DAY_BEHIND_MS),
+  deepMarkers: fc.constant([]),
+  slowMs: fc.constant(0),
+  markerEarlyMs: fc.constantFrom(0, 1, 100, 3000, 3000),
+  deviceClockMs: fc.constantFrom(0, 0, -1, -100, -3000),
+  clockStepMs: fc.constantFrom(0, 0, -1, -100, -3000),
+});
 
 const configArb = (name) =>
   fc.record({
@@ -183,6 +211,32 @@ const STEPS = {
   // A node on the second wire of a node whose first wire's node changes the msg, deploys that
   // restart the send node or never start, another package's policy hook (issue 35, items 1, 2, 8).
   wiring: [deployArb(["s2", "s2", "src", "none"]), brokenDeployArb, pauseArb, pauseArb],
+  stamps: [
+    fc
+      .record({
+        device: device(3),
+        shape: fc.constantFrom("full", "full", "full", "idDevice", "iso"),
+        fault: fc.boolean(),
+        deploy: fc.option(
+          fc.record({
+            type: fc.constantFrom("full", "nodes", "flows"),
+            afterMs: fc.integer({ min: 0, max: 60 }),
+          }),
+          { freq: 3 },
+        ),
+      })
+      .map(({ device: d, shape, fault, deploy }) => new S.SendCommand(d, shape, fault, deploy)),
+    // Without deploys: what a resumed job finds in a :command stream is not this property's.
+    fc
+      .record({
+        devices: fc.uniqueArray(device(5), { minLength: 1, maxLength: 4 }),
+        twice: fc.boolean(),
+      })
+      .map(({ devices, twice }) => new S.Fleet(devices, twice)),
+    deployArb(["a1", "none"]),
+    device(3).map((d) => new S.Other(d)),
+    pauseArb,
+  ],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -211,7 +265,9 @@ function property(name, server, collect) {
   const behaviour =
     name === "streams"
       ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
-      : behaviourArb(name === "fleet");
+      : name === "stamps"
+        ? stampsBehaviourArb
+        : behaviourArb(name === "fleet");
   const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {

@@ -217,6 +217,42 @@ const seeds = [
       "only events dated after the position, the watch skipped 7 of 10 events stamped in the " +
       "same millisecond as its position (a defect put back by hand; main holds)",
   },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "0",
+    found:
+      "a COMPLETE naming its command, dated 3 s before it (server clock 2 s ahead, a step back of " +
+      "100 ms): the probe await ended timed out and the probe fleet device timed-out, their own " +
+      "COMPLETE written 400 ms before (invariant 3); the inbox read stopped at the command's date",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "14",
+    found: "the same with the COMPLETE dated 1 ms before its command",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "13",
+    found:
+      "a server clock 25 h behind: the await waited from its own clock and never read the " +
+      "COMPLETE naming its command (invariant 3)",
+  },
+  {
+    item: "35.3",
+    property: "stamps",
+    seed: -1322810346,
+    path: "12",
+    found:
+      "on the code with only the read-back margin: the server's clock stepped back 3 s after the " +
+      "first command, and the fleet probe's COMPLETE lay below a marker read before, where the " +
+      "read stopped (invariant 3)",
+  },
 ];
 
 module.exports = { seeds, named };

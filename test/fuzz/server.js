@@ -1,6 +1,7 @@
 // The fault harness's API server (issue 28): the v5.0 API of docs/api-notes.md on 127.0.0.1, with
 // a behaviour drawn per run (id shape, device answer time, marker shape, foreign markers, a skewed
-// clock, a server that ignores `start`, markers too deep to copy) and faults queued for the next
+// clock, a server that ignores `start`, markers too deep to copy, markers dated before their command
+// or by a device's clock, a clock step) and faults queued for the next
 // requests (late, lost after acting, reset, 429/503 with any Retry-After). It keeps its own log of
 // every request, every command it executed and every marker it wrote, which the invariants read:
 // never the nodes' own words. Usable on its own (a real node-red process can point at it).
@@ -29,6 +30,10 @@ const PLAIN = {
   stampMs: 1,
   burst: 1,
   pageCap: 0,
+  // Stamps (issue 35, item 3); off here, so the runs drawn before them are unchanged:
+  markerEarlyMs: 0, // a command's answer is dated this much before the command's creationDate
+  deviceClockMs: 0, // markers are stamped by the device's clock, this much off the server's
+  clockStepMs: 0, // the server's clock steps by this much once its first command is made
 };
 
 function hexId(letter) {
@@ -131,8 +136,12 @@ async function startFuzzServer() {
     timers.add(t);
   }
 
-  function append(stream, elems, metadata, id = newId()) {
-    const now = Date.now() + b.skewMs;
+  /**
+   * A new event, dated `date` (the server's clock by default). A listing is newest first by date, as
+   * the service lists: an event dated before others goes below them (after those of its own date).
+   */
+  function append(stream, elems, metadata, id = newId(), date = Date.now() + b.skewMs) {
+    const now = date;
     const event = {
       id,
       streamId: stream.id,
@@ -144,14 +153,24 @@ async function startFuzzServer() {
       elems,
       ...(metadata ? { metadata } : {}),
     };
-    stream.events.push(event);
+    let i = stream.events.length;
+    while (i > 0 && stream.events[i - 1].creationDate > now) i--;
+    stream.events.splice(i, 0, event);
     return event;
   }
 
-  function writeMarker(device, name, commandId, { foreign = false } = {}) {
+  /** A marker's date: `early` ms before its command's (markerEarlyMs), or the device's clock. */
+  function markerDate(commandDate, early) {
+    if (early && b.markerEarlyMs > 0) return commandDate - b.markerEarlyMs;
+    return Date.now() + b.skewMs + b.deviceClockMs;
+  }
+
+  function writeMarker(device, name, commandId, { foreign = false, commandDate, early } = {}) {
     const deep = b.deepMarkers.includes(device.name);
     const named = foreign ? foreignOf(commandId) : commandId;
-    const event = append(device.inbox, markerElems(b.marker, name, refOf(named), deep));
+    const elems = markerElems(b.marker, name, refOf(named), deep);
+    const date = markerDate(commandDate, early);
+    const event = append(device.inbox, elems, undefined, undefined, date);
     log.markers.push({
       t: Date.now(),
       device: device.name,
@@ -162,6 +181,7 @@ async function startFuzzServer() {
       foreign,
       ref: b.marker.ref !== "absent",
       deep,
+      creationDate: event.creationDate,
     });
   }
 
@@ -177,6 +197,12 @@ async function startFuzzServer() {
       other,
       creationDate: event.creationDate,
     });
+    if (b.clockStepMs !== 0 && !other) {
+      // One step of the server's clock (NTP, a VM resumed): later events are dated by the new
+      // time, so this command's answer may be dated before the command.
+      b.skewMs += b.clockStepMs;
+      b.clockStepMs = 0;
+    }
     const fault = Object.prototype.hasOwnProperty.call(elems, "/fault");
     if (b.foreign)
       later(Math.floor(b.answerMs / 2), () =>
@@ -192,7 +218,10 @@ async function startFuzzServer() {
       answerMs = device.busyUntil - now;
     }
     later(answerMs, () =>
-      writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id),
+      writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id, {
+        commandDate: event.creationDate,
+        early: true,
+      }),
     );
     return event;
   }

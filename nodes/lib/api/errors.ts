@@ -63,6 +63,7 @@ export const ERROR_CODES = [
   "too-many-devices",
   "no-device-list",
   "send-uncertain",
+  "clock-apart",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -12,6 +12,7 @@ import type { DeviceEvent } from "../api/types";
 import type { InboxPoller } from "./inbox-poller";
 import type { InboxObserver, InboxRef, Wait, WatchHandle } from "./inbox-types";
 import type { MarkerName } from "./markers";
+import { clockApart, datesApart } from "./command-time";
 
 /** How a wait ended; `markers` are the command's markers seen, in the order they came. */
 export type WaitOutcome =
@@ -54,6 +55,7 @@ export abstract class CommandWait implements Wait {
   readonly observer: InboxObserver | undefined;
   readonly timeoutMs: number;
   readonly startedAt: number;
+  readonly datesApart: boolean;
   /** The inbox watched, once started. */
   protected inbox: InboxRef | undefined;
   /** Made with the first marker: most waits hold none for most of their life. */
@@ -61,6 +63,8 @@ export abstract class CommandWait implements Wait {
   private timer: NodeJS.Timeout | undefined;
   private handle: WatchHandle | undefined;
   private over = false;
+  /** A result that names no command came while datesApart (onUndated). */
+  private undated = false;
 
   constructor(opts: CommandWaitOptions) {
     this.commandId = opts.commandId;
@@ -69,6 +73,7 @@ export abstract class CommandWait implements Wait {
     this.observer = opts.observer;
     this.timeoutMs = opts.timeoutMs;
     this.startedAt = opts.startedAt;
+    this.datesApart = datesApart(opts.since, opts.startedAt);
   }
 
   /** Called exactly once, when the wait ends, after its timer and its watch have stopped. */
@@ -117,7 +122,17 @@ export abstract class CommandWait implements Wait {
     this.end({ kind: "error", error: err });
   }
 
+  onUndated(): void {
+    this.undated = true;
+  }
+
   onFinalRead(err: EdgeError | undefined): void {
+    if (this.undated) {
+      // A result that by date could be this command's came, and the clocks are too far apart to
+      // say: "timed out" would say no result was seen, and invite sending the command again.
+      this.end({ kind: "error", error: clockApart(this.since, this.startedAt) });
+      return;
+    }
     this.end({
       kind: "timed-out",
       markers: this.markers ?? [],

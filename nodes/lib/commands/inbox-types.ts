@@ -27,7 +27,17 @@ export interface Wait {
   readonly since: number;
   readonly intervalMs: number;
   readonly observer?: InboxObserver;
+  /**
+   * The command's date and the wait's start are a day or more apart (command-time.ts,
+   * datesApart): the wait takes only markers that name its id, none by date.
+   */
+  readonly datesApart?: boolean;
   onMarker(event: DeviceEvent, marker: MarkerName): void;
+  /**
+   * A COMPLETE or FAULT that names no command, dated at or after the command, came while
+   * `datesApart`: by date it could be this command's result, and nothing can tell.
+   */
+  onUndated?(event: DeviceEvent): void;
   /** A poll was refused for good (unknown inbox, credentials): the wait must end with this error. */
   onError(err: EdgeError): void;
   /**

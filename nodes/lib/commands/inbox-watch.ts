@@ -11,7 +11,11 @@
 // names an id, but of no pending wait, belongs to none of them: it waits, unclaimed, for a wait
 // that may start a moment later, or for the oldest wait without a command id created at or before
 // it. A marker that names no id at all belongs to the oldest wait created at or before it. Every
-// marker goes to exactly one wait.
+// marker goes to exactly one wait. A marker that names a wait's id is its own whatever its date:
+// reads go back MARKER_EARLY_MS past the oldest wait's date, for answers dated a little before
+// their command (a device's clock, a step of the server's), and dates choose only among markers
+// that name no command, never for a wait whose command's date is a day or more from our clock
+// (datesApart, command-time.ts), which is told of such a result instead (issue 35).
 //
 // A server's Retry-After pauses the polls (at most MAX_RETRY_AFTER_MS, retry.ts), final reads
 // included: no answer makes us read faster than it asked. It cannot hold a wait past its deadline
@@ -32,6 +36,7 @@ import type { InboxObserver, InboxRef, Wait } from "./inbox-types";
 import { Entry, InboxWaits } from "./inbox-waits";
 import type { EntryOwner } from "./inbox-waits";
 import { markerOf, namesSomeId } from "./markers";
+import { MARKER_EARLY_MS } from "./command-time";
 import type { Marker } from "./markers";
 import { AnswerTimes } from "./answer-times";
 import { FIRST_GAP_MS, ReadSchedule } from "./read-schedule";
@@ -66,6 +71,11 @@ function isLasting(err: EdgeError): boolean {
     err.status === 404 ||
     err.status === 410
   );
+}
+
+/** A COMPLETE or FAULT: a result, where a START is not. */
+function isResult(marker: Marker): boolean {
+  return marker.name === "COMMAND_COMPLETE" || marker.name === "COMMAND_FAULT";
 }
 
 function dateOf(e: DeviceEvent): number {
@@ -255,6 +265,11 @@ export class InboxWatch implements EntryOwner {
     // Unclaimed markers without a known id had no wait created at or before them; this one is.
     for (const item of this.unclaimed.since(entry.wait.since, !id)) {
       if (!entry.active) return;
+      if (entry.wait.datesApart) {
+        // Its date says nothing: the marker stays for a wait whose date does.
+        if (isResult(item.marker)) entry.wait.onUndated?.(item.marker.event);
+        continue;
+      }
       this.unclaimed.drop(item);
       this.hand(entry, item.marker);
     }
@@ -282,7 +297,13 @@ export class InboxWatch implements EntryOwner {
     // A late marker of a wait that has ended belongs to nobody else.
     if (this.waits.endedIdOf(marker)) return;
     const named = namesSomeId(marker) || this.waits.hasIdShaped(marker);
-    const oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
+    let oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
+    // A wait whose command's date is a day from our clock takes nothing by date; it is told of a
+    // result that could be its own, and the marker goes on to the next wait by the same rule.
+    while (oldest && oldest.wait.since <= date && oldest.wait.datesApart) {
+      if (isResult(marker)) oldest.wait.onUndated?.(marker.event);
+      oldest = named ? oldest.nextNoId : oldest.next;
+    }
     if (oldest && oldest.wait.since <= date) {
       this.handLive(oldest, marker, date);
       return;
@@ -382,7 +403,8 @@ export class InboxWatch implements EntryOwner {
     // more than the rest of a quiet read's own work.
     const controller = (this.controller ??= new AbortController());
     const oldest = this.waits.oldest;
-    const need = Math.max(oldest ? oldest.wait.since : Infinity, this.horizon);
+    // Back a margin past the oldest command's date: its own answer may be dated before it.
+    const need = Math.max(oldest ? oldest.wait.since - MARKER_EARLY_MS : Infinity, this.horizon);
     const deep = this.coveredFrom > need;
     try {
       const fresh: DeviceEvent[] = [];
@@ -413,12 +435,15 @@ export class InboxWatch implements EntryOwner {
           const e = id === listed.id ? listed : { ...listed, id };
           inPoll.add(id);
           unread++;
-          if (dateOf(e) < need) reachedOld = true;
+          const d = dateOf(e);
+          if (d < need) reachedOld = true;
           else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
           else fresh.push(e);
           // Newest first: what follows was read before, or is older than every wait. A quiet read
-          // stops here, at no cost per event left on the page.
-          if (reachedOld || reachedPrevious) break;
+          // stops here, at no cost per event left on the page; but an event dated up to
+          // MARKER_EARLY_MS before one read before (the server's clock stepped back) lies below
+          // it: the rest of this page is looked through down to that date, with no request more.
+          if (reachedOld || (reachedPrevious && d < this.newestRead - MARKER_EARLY_MS)) break;
         }
         if (
           start === 0 &&

@@ -16,6 +16,7 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
 import type { CommandRef } from "../commands/command-ref";
+import { LOCAL_CLOCK_SKEW_MS, sinceOf } from "../commands/command-time";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { InboxObserver } from "../commands/inbox-types";
 import { sendToDevice } from "../commands/send";
@@ -29,11 +30,6 @@ import { Rollout } from "./rollout";
 import { sameJson } from "./same-json";
 import { SendRoom, certainlyNotSent, pauseAfter } from "./send-room";
 
-/**
- * When the server returned no event, the command's time is our clock's, not the server's: allow
- * this much skew, or the command's own markers (or the event itself, on resume) could look older.
- */
-const LOCAL_CLOCK_SKEW_MS = 5_000;
 /** Newest events of a `:command` stream read to find a command whose answer the job never saw. */
 const LOOK_BACK = 100;
 
@@ -208,10 +204,12 @@ export class FleetJob {
       d.state = "sent";
       d.sentAt ??= command.sentAt;
       if (command.id !== undefined) d.commandId = command.id;
+      // The await node's rule (command-time.ts): the server's date of a command with an id,
+      // whatever our clock says. A command without one (no server gives that here: no-command-id)
+      // waits from the send, as a wait restored without a since does.
       d.since =
-        command.id !== undefined
-          ? command.creationDate
-          : command.creationDate - LOCAL_CLOCK_SKEW_MS;
+        sinceOf(command.creationDate, command.id !== undefined, Date.now()) ??
+        d.sentAt - LOCAL_CLOCK_SKEW_MS;
       void this.hooks.save(this.record);
       return true;
     }
@@ -374,6 +372,12 @@ export class FleetJob {
   }
 
   private ended(d: DeviceRecord, outcome: Exclude<WaitOutcome, { kind: "cancelled" }>): void {
+    if (outcome.kind === "error" && outcome.error.code === "clock-apart") {
+      // A result that may be this device's came, and the clocks cannot say: as the await node
+      // ends it with the error, not "timed out", which would invite sending it again.
+      this.fail(d, outcome.error, true);
+      return;
+    }
     if (outcome.kind === "error") {
       // The inbox was refused for good: no result can be seen, as at a timeout.
       this.finish(d, "timed-out", elapsedOf(d), outcome.error, null, []);
