@@ -163,12 +163,14 @@ const wiringArb = fc.record({
 /**
  * The watched stream as real ones behave (issue 35): a device clock of one-second resolution, so
  * that events come after the watch's position in the same millisecond; bursts of events in one
- * millisecond; pages capped at 3 events while bursts land during a read.
+ * millisecond; pages capped at 3 events while bursts land during a read, on the watched stream
+ * and on the inboxes the awaits read (2 or 3 before each page after the first, 20 in all).
  */
 const streamArb = fc.record({
   stampMs: fc.constantFrom(1, 10, 1000, 1000),
   burst: fc.constantFrom(1, 3, 8),
   pageCap: fc.constantFrom(0, 3, 3),
+  inboxBurst: fc.constantFrom(0, 2, 3, 3),
 });
 
 /** The steps of each property; a step listed twice is drawn twice as often. */
