@@ -10,8 +10,12 @@ const { endedOnce, noneTwice } = require("./invariants");
 const { runSchedule, steps: S } = require("./schedule");
 const { PLAIN } = require("./server");
 
-/** Runs per property: 200 in all, within the 3 minutes of the CI budget on two cores. */
-const BUDGET = { await: 110, fleet: 50, watch: 40 };
+/**
+ * Runs per property: 220 in all, within the 3 minutes of the CI budget on two cores. The gateway
+ * property (issue 35, item 4) is small: a gateway's 503 after the API acted is drawn in most of
+ * its schedules, and one is enough to find a command sent again.
+ */
+const BUDGET = { await: 110, fleet: 50, watch: 40, gateway: 20 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {
   this.timeout(240000);
