@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "proxy-upstream",
   "reset",
   "reset-uncertain",
+  "gateway-uncertain",
   "dns",
   "tls",
   "network",
