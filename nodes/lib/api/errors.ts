@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "proxy-refused",
   "proxy-auth",
   "proxy-upstream",
+  "proxy-tls",
   "reset",
   "reset-uncertain",
   "gateway-uncertain",
