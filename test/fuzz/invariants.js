@@ -103,7 +103,10 @@ function evidence(executed, log) {
   const at = (t) => `+${t - log.startedAt}ms`;
   const devices = new Set(executed.map((e) => e.device));
   const posts = log.requests.filter(
-    (r) => r.method === "POST" && !r.other && [...devices].some((d) => r.path.includes(d)),
+    (r) =>
+      r.method === "POST" &&
+      !r.other &&
+      [...devices].some((d) => r.path.includes(d) || r.stream?.includes(`/devices/${d}/`)),
   );
   return (
     `; executed at ${executed.map((e) => `${at(e.t)} (${e.commandId})`).join(", ")}` +

@@ -324,6 +324,26 @@ class Other {
   }
 }
 
+/**
+ * Two or more steps run as one, in order: a fault queued for the very request the next step makes
+ * (the gateway property's fault on the POST of the send right after it), which steps drawn apart
+ * reach only when nothing else takes the fault first.
+ */
+class Together {
+  constructor(...parts) {
+    this.parts = parts;
+  }
+  check(m) {
+    return this.parts.every((p) => p.check(m));
+  }
+  async run(m, ctx) {
+    for (const p of this.parts) await p.run(m, ctx);
+  }
+  toString() {
+    return this.parts.map(String).join("+");
+  }
+}
+
 /** Waits until `done()` or `until` (a time), looking every 20 ms. */
 async function settle(done, until) {
   while (!done() && Date.now() < until) await sleep(20);
@@ -506,6 +526,7 @@ const steps = {
   Fault,
   Other,
   Pause,
+  Together,
 };
 
 /** A schedule written out in seeds.js (`named`): its steps as [class name, ...arguments]. */

@@ -253,6 +253,25 @@ const seeds = [
       "first command, and the fleet probe's COMPLETE lay below a marker read before, where the " +
       "read stopped (invariant 3)",
   },
+  {
+    item: "35.4",
+    property: "gateway",
+    seed: 650322124,
+    path: "19",
+    found:
+      "a gateway in front of the API answers the POST 429 with Retry-After: 0 and no body after " +
+      "the API made the command: the client took it for the API's 429 and sent it again, the " +
+      "device ran it twice (invariant 2: n1 executed 2 times, the flow asked 1)",
+  },
+  {
+    item: "35.4",
+    property: "gateway",
+    seed: 650322124,
+    path: "14",
+    found:
+      "the same with the gateway's 503 HTML page, for a fleet job's device: g1@dev5 executed " +
+      "2 times (the client's retry; a fleet also sent a device again after any 429 or 503)",
+  },
 ];
 
 module.exports = { seeds, named };

@@ -2,7 +2,8 @@
 // a behaviour drawn per run (id shape, device answer time, marker shape, foreign markers, a skewed
 // clock, a server that ignores `start`, markers too deep to copy, markers dated before their command
 // or by a device's clock, a clock step) and faults queued for the next
-// requests (late, lost after acting, reset, 429/503 with any Retry-After). It keeps its own log of
+// requests (late, lost after acting, reset, 429/503 with any Retry-After, and a gateway's 503 or
+// 429 after the API acted, without its envelope). It keeps its own log of
 // every request, every command it executed and every marker it wrote, which the invariants read:
 // never the nodes' own words. Usable on its own (a real node-red process can point at it).
 "use strict";
@@ -336,6 +337,23 @@ async function startFuzzServer() {
     return i < 0 ? undefined : faults.splice(i, 1)[0];
   }
 
+  /**
+   * What a gateway in front of the API answers after forwarding a request that the API then
+   * executed: Envoy's 503 page after an upstream reset, or a 429 with Retry-After: 0 and no body
+   * (issue 35, item 4). Neither carries the API's envelope, so neither proves nothing was done.
+   */
+  function gatewayAnswer(res, kind) {
+    if (kind === "gateway503") {
+      res.writeHead(503, { "content-type": "text/html" });
+      res.end(
+        "<html><body><h1>503 Service Unavailable</h1>upstream connect error or disconnect/reset before headers. reset reason: connection termination</body></html>",
+      );
+      return;
+    }
+    res.writeHead(429, { "retry-after": "0", "content-length": "0" });
+    res.end();
+  }
+
   function retryAfter(kind) {
     if (kind === "zero") return "0";
     if (kind === "small") return "1";
@@ -361,6 +379,8 @@ async function startFuzzServer() {
     } catch {
       return envelope(res, (entry.status = 400), null);
     }
+    // The stream a POST /event names in its body: what the invariants' evidence finds it by.
+    if (typeof body?.path === "string") entry.stream = body.path;
     const fault = other ? undefined : takeFault(req.method, parts, url.searchParams);
     entry.fault = fault?.kind;
     if (fault?.kind === "reset") return req.socket.destroy();
@@ -371,6 +391,11 @@ async function startFuzzServer() {
     const result = act(req.method, parts, url.searchParams, body, other) ?? [404, null];
     entry.status = result[0];
     if (fault?.kind === "lost") return req.socket.destroy();
+    if (fault?.kind === "gateway503" || fault?.kind === "gateway429") {
+      // The API did its work (act above); the client sees only the gateway's answer.
+      entry.status = fault.kind === "gateway503" ? 503 : 429;
+      return gatewayAnswer(res, fault.kind);
+    }
     if (fault?.kind === "late") return later(fault.delayMs, () => envelope(res, ...result));
     return envelope(res, ...result);
   }

@@ -18,7 +18,7 @@ import { isObject, readEnvelope } from "./envelope";
 import { USER_AGENT } from "./package-info";
 import { DEFAULT_RATE_LIMIT, RateLimiter } from "./rate-limiter";
 import type { Lane, Release } from "./rate-limiter";
-import { DEFAULT_RETRY, isRetryable, retryDelay } from "./retry";
+import { DEFAULT_RETRY, fromBetween, isRetryable, retryDelay } from "./retry";
 import type { RetryPolicy } from "./retry";
 import { checkName, encodeSegment } from "./path";
 import { redact } from "./redact";
@@ -341,7 +341,7 @@ export class EdgeClient {
         this.onAttempt?.(undefined);
         return envelope;
       } catch (caught) {
-        let err = this.hop(this.scrub(caught, req.method, path, signal));
+        let err = this.between(this.hop(this.scrub(caught, req.method, path, signal)));
         if (cutShort && (err.code === "timeout" || err.code === "timeout-uncertain"))
           err = this.overdue(deadline, req.method, path, err.mayHaveBeenSent);
         this.onAttempt?.(err);
@@ -372,6 +372,30 @@ export class EdgeClient {
     if (!this.forwarded || !gateway || err.apiStatus !== undefined) return err;
     const where = { method: err.method ?? "*", path: err.path ?? this.prefix, origin: this.origin };
     return new EdgeError("proxy-upstream", { ...where, proxy, status: err.status }, details);
+  }
+
+  /**
+   * A command answered 429 or 503 by something between us and the API (no envelope: an HTML page,
+   * an empty body), with or without a proxy configured: a gateway answers so after it forwarded
+   * the request too (Envoy, after an upstream reset), so the command may have been made. It is
+   * not sent again (retry.ts) and says so; a 429 keeps its status and Retry-After for the
+   * account's health.
+   */
+  private between(err: EdgeError): EdgeError {
+    if (err.method !== "POST" || !fromBetween(err)) return err;
+    const status = err.status ?? 0;
+    const where = { method: err.method, path: err.path ?? this.prefix, origin: this.origin };
+    return new EdgeError(
+      "gateway-uncertain",
+      { ...where, status },
+      {
+        status,
+        method: err.method,
+        path: err.path,
+        retryAfterMs: err.retryAfterMs,
+        mayHaveBeenSent: true,
+      },
+    );
   }
 
   /** Waits for a rate-limit slot, until the deadline at most. */

@@ -87,7 +87,9 @@ function failure(res: RawResponse, method: string, path: string, secret: string)
     status,
     method,
     path,
-    mayHaveBeenSent: true,
+    // A 404 says the device, stream or company was not found: nothing was made (issue 35, item
+    // 13). Any other answer may come after the request took effect.
+    mayHaveBeenSent: status !== 404,
     retryAfterMs:
       status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"]) : undefined,
   };
@@ -127,7 +129,7 @@ function failure(res: RawResponse, method: string, path: string, secret: string)
     throw new EdgeError(
       code,
       { method, path, status, apiStatus, detail: detail() },
-      { ...details, apiStatus, errors },
+      { ...details, apiStatus, errors, mayHaveBeenSent: apiStatus !== 404 },
     );
   }
   // Only a head.ok that is not a boolean false with no errors gets here: not an envelope we know.

@@ -80,9 +80,16 @@ function tunnelStatus(err: unknown): number | undefined {
 }
 
 /**
+ * OpenSSL's words for bytes that are no TLS record at all: an HTML page or an HTTP status line
+ * where the server's hello should be.
+ */
+const NOT_TLS = /^ERR_SSL_(WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST)$/;
+
+/**
  * The proxy's own failures, before the API was reached: its connection refused, its credentials
- * asked for (407), or a tunnel it would not open (it could not reach the API). Undefined for any
- * other error, which transport.ts maps as it maps a direct one. Nothing here was sent to the API.
+ * asked for (407), a tunnel it would not open (it could not reach the API), or a tunnel that
+ * carried no TLS. Undefined for any other error, which transport.ts maps as it maps a direct one.
+ * Nothing here was sent to the API.
  */
 export function proxyFailure(
   err: unknown,
@@ -95,6 +102,12 @@ export function proxyFailure(
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
     return new EdgeError("dns", { host: new URL(`http://${proxy}`).hostname }, base);
   }
+  // A captive portal answers CONNECT 200 and then its login page in the "tunnel": the TLS
+  // handshake reads HTML and fails, which said `tls` as if the API's certificate were wrong
+  // (issue 35, item 12). A port of the API's host that speaks plain http looks the same from
+  // here; either way the request was never written.
+  if (NOT_TLS.test(code) && where.origin.startsWith("https:"))
+    return new EdgeError("proxy-tls", { ...where, proxy }, base);
   if (code !== "UND_ERR_ABORTED" && code !== "UND_ERR_INVALID_ARG") return undefined;
   const status = tunnelStatus(err);
   if (status === undefined) return undefined;

@@ -20,8 +20,31 @@ export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 200, maxDelayMs: 10_000 };
 
 const IDEMPOTENT_STATUSES = new Set([429, 502, 503, 504]);
-/** Answers that say the server did not act on the request. */
+/** Answers that say the server did not act on the request, when the API itself gave them. */
 const NOT_PROCESSED_STATUSES = new Set([429, 503]);
+
+/**
+ * A 429 or 503 in the API's own envelope (envelope.ts gives `apiStatus` only then): the API did
+ * not act on the request. The same status without it is a proxy's or a gateway's, which answers
+ * 503 after it forwarded the request too (Envoy, after an upstream reset), so it proves nothing
+ * (issue 35, item 4).
+ */
+export function notProcessed(err: EdgeError): boolean {
+  return (
+    err.status !== undefined &&
+    NOT_PROCESSED_STATUSES.has(err.status) &&
+    err.apiStatus !== undefined
+  );
+}
+
+/** A 429 or 503 that is not the API's own (no envelope): a command's outcome is not known. */
+export function fromBetween(err: EdgeError): boolean {
+  return (
+    err.status !== undefined &&
+    NOT_PROCESSED_STATUSES.has(err.status) &&
+    err.apiStatus === undefined
+  );
+}
 
 export function isRetryable(err: EdgeError, idempotent: boolean): boolean {
   if (err.code === "refused" || err.code === "dns" || err.code === "proxy-refused") return true;
@@ -30,7 +53,7 @@ export function isRetryable(err: EdgeError, idempotent: boolean): boolean {
   // answered to a forwarded request (client.ts) keeps its status and the rules below.
   if (err.code === "proxy-upstream" && err.status === undefined) return true;
   if (err.status !== undefined) {
-    return (idempotent ? IDEMPOTENT_STATUSES : NOT_PROCESSED_STATUSES).has(err.status);
+    return idempotent ? IDEMPOTENT_STATUSES.has(err.status) : notProcessed(err);
   }
   if (!idempotent) return err.code === "timeout" && !err.mayHaveBeenSent;
   return ["timeout", "reset", "network"].includes(err.code);

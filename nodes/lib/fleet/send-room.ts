@@ -5,9 +5,11 @@
 // meanwhile. So a job holds at most the account's At once sends in the limiter; the rest wait
 // here, in order. A send still refused with queue-full (other nodes filled the queue) was
 // certainly not sent: it waits for room and tries again, for at most the device's Timeout; so
-// does a send the server refused without acting on it (429, 503), after its Retry-After. The
-// job's other waits for time (a send cut off by a redeploy, left to land) end here at its close.
+// does a send the API refused without acting on it (429, 503 in its envelope), after its
+// Retry-After; a gateway's 429 or 503 is not that (retry.ts). The job's other waits for time (a
+// send cut off by a redeploy, left to land) end here at its close.
 import { EdgeError } from "../api/errors";
+import { notProcessed } from "../api/retry";
 import { timerDelay } from "../api/timer-delay";
 
 /** The first pause after a queue-full; each next one doubles, up to MAX_PAUSE_MS. */
@@ -78,13 +80,14 @@ export function isQueueFull(err: unknown): boolean {
 
 /**
  * A send the account kept back (queue-full; `deadline`: its budget ran out before it went) or
- * the server said it did not act on, asking to come back later (429, 503), once the client's
- * own tries are used up: a fleet tries it again after a pause rather than failing the device.
- * A server that cannot be reached (refused, dns) is not waited for: the client has retried it,
- * and a fleet of devices each waiting its whole Timeout would report only after hours.
+ * the API said it did not act on, asking to come back later (429, 503 in its envelope), once the
+ * client's own tries are used up: a fleet tries it again after a pause rather than failing the
+ * device. A server that cannot be reached (refused, dns) is not waited for: the client has retried
+ * it, and a fleet of devices each waiting its whole Timeout would report only after hours.
  */
 export function certainlyNotSent(err: unknown): err is EdgeError {
   if (!(err instanceof EdgeError)) return false;
   if (err.code === "queue-full" || err.code === "deadline") return true;
-  return err.status === 429 || err.status === 503;
+  // Only the API's own 429 or 503: a gateway's may come after the API made the command.
+  return notProcessed(err);
 }

@@ -119,6 +119,14 @@ describe("unit: api/envelope", function () {
     assert.equal(failure(answer(500, "")).mayHaveBeenSent, true);
   });
 
+  it("should say a request answered 404 was not acted on (issue 35, item 13)", function () {
+    const notFound = { head: head({ status: 404, ok: false, errors: ["Stream not found"] }) };
+    assert.equal(failure(answer(404, notFound)).mayHaveBeenSent, false);
+    assert.equal(failure(answer(404, "<html>Not Found</html>")).mayHaveBeenSent, false);
+    // A 200 whose head says 404: the API's own word too.
+    assert.equal(failure(answer(200, notFound)).mayHaveBeenSent, false);
+  });
+
   it("should keep the token out of the message and the errors when the server echoes it", function () {
     const echoed = failure(
       answer(401, { head: head({ status: 401, ok: false, errors: [`bad token ${TOKEN}`] }) }),

@@ -4,8 +4,15 @@
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 
-const { isRetryable, retryDelay, parseRetryAfter, DEFAULT_RETRY, MAX_RETRY_AFTER_MS } =
-  lib("api/retry");
+const {
+  isRetryable,
+  notProcessed,
+  fromBetween,
+  retryDelay,
+  parseRetryAfter,
+  DEFAULT_RETRY,
+  MAX_RETRY_AFTER_MS,
+} = lib("api/retry");
 const { EdgeError } = lib("api/errors");
 
 const failure = (code, details = {}) => new EdgeError(code, {}, details);
@@ -37,11 +44,20 @@ describe("unit: api/retry", function () {
     it("should retry a command only when it certainly did not reach the server", function () {
       assert.equal(isRetryable(failure("refused"), false), true);
       assert.equal(isRetryable(failure("dns"), false), true);
-      assert.equal(isRetryable(failure("http", { status: 429 }), false), true);
-      assert.equal(isRetryable(failure("http", { status: 503 }), false), true);
+      // The API's own 429 or 503 (its envelope, so an apiStatus): it did not act.
+      assert.equal(
+        isRetryable(failure("rate-limited", { status: 429, apiStatus: 429 }), false),
+        true,
+      );
+      assert.equal(isRetryable(failure("http", { status: 503, apiStatus: 503 }), false), true);
       // A connect timeout: nothing was sent.
       assert.equal(isRetryable(failure("timeout"), false), true);
       for (const err of [
+        // A 429 or 503 without the envelope is a proxy's or a gateway's, which may have forwarded
+        // the command first (issue 35, item 4). This spec retried them until then.
+        failure("rate-limited", { status: 429, mayHaveBeenSent: true }),
+        failure("http", { status: 503, mayHaveBeenSent: true }),
+        failure("gateway-uncertain", { status: 503, mayHaveBeenSent: true }),
         failure("http", { status: 502 }),
         failure("http", { status: 504 }),
         failure("timeout", { mayHaveBeenSent: true }),
@@ -50,6 +66,25 @@ describe("unit: api/retry", function () {
         failure("network", { mayHaveBeenSent: true }),
       ])
         assert.equal(isRetryable(err, false), false, `${err.code} ${err.status ?? ""}`);
+    });
+  });
+
+  describe("notProcessed and fromBetween", function () {
+    it("should take a 429 or 503 for the API's word only with its envelope (an apiStatus)", function () {
+      for (const status of [429, 503]) {
+        const api = failure("http", { status, apiStatus: status });
+        const between = failure("http", { status });
+        assert.equal(notProcessed(api), true, `${status} of the API`);
+        assert.equal(fromBetween(api), false, `${status} of the API`);
+        assert.equal(notProcessed(between), false, `${status} without an envelope`);
+        assert.equal(fromBetween(between), true, `${status} without an envelope`);
+      }
+      for (const status of [200, 404, 502, 504]) {
+        assert.equal(notProcessed(failure("http", { status, apiStatus: status })), false);
+        assert.equal(fromBetween(failure("http", { status })), false);
+      }
+      assert.equal(notProcessed(failure("reset")), false);
+      assert.equal(fromBetween(failure("reset")), false);
     });
   });
 
