@@ -1,4 +1,4 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|disable] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
 // --property it runs the four in turn. Exit code 1 on failure.
@@ -69,7 +69,7 @@ async function main() {
   let failed = false;
   try {
     if (values.named) failed = await runNamed(values.named, server);
-    const all = values.named ? [] : ["await", "fleet", "watch", "wiring"];
+    const all = values.named ? [] : ["await", "fleet", "watch", "wiring", "disable"];
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
