@@ -207,6 +207,24 @@ const seeds = [
       "a nodes deploy that never starts, fixed 2.6 s later: every message held for the send " +
       "node went to dev5 with the Function node's elems once the fix started the flows",
   },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "3",
+    found:
+      "a full deploy disabled the tab while a wait was pending and enabled it 0.9 s later: the " +
+      "await node, closed as if deleted, forgot its wait, and the command's result never came",
+  },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "17",
+    found:
+      "a flows deploy marked the fleet node `d: true` mid-rollout and enabled it 1 s later: " +
+      "both jobs, running and queued, were forgotten, and no report came",
+  },
 ];
 
 module.exports = { seeds, named };
