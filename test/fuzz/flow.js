@@ -83,12 +83,19 @@ const SINKS = [
  * concurrency}, awaitTimeout, fleet {timeout, rate, concurrency}, watch (bool), and `names`, a
  * name per node id that deploys change to make Node-RED restart that node.
  */
-function flowOf(server, config, names = {}, broken = false) {
+function flowOf(server, config, names = {}, broken = false, disabled = null) {
   const z = "tab";
-  const on = (n) => ({ z, name: names[n.id] ?? "", ...n });
+  // `disabled` (issue 35, item 5): "tab" disables the tab, a node id marks that node `d: true`,
+  // as the editor's "Disable flow" and "Disable node" deploy them.
+  const on = (n) => ({
+    z,
+    name: names[n.id] ?? "",
+    ...n,
+    ...(disabled === n.id ? { d: true } : {}),
+  });
   const { account: a, fleet } = config;
   const nodes = [
-    { id: z, type: "tab", label: "fuzz" },
+    { id: z, type: "tab", label: "fuzz", ...(disabled === "tab" ? { disabled: true } : {}) },
     on({
       id: "acc",
       type: "edge-account",

@@ -29,6 +29,42 @@ const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}
 
 const nOf = (elems, key) => (elems && typeof elems === "object" ? elems[key] : undefined);
 
+/** The deploys after an input, as a failure names them: a disable or an enable with its target. */
+const deploysAfter = (rec, input) =>
+  rec.deploys
+    .filter((d) => d.t >= input.t)
+    .map((d) => (/^(dis|en)able:/.test(d.target ?? "") ? `${d.type}(${d.target})` : d.type))
+    .join(",") || "none";
+
+/** The nodes a disable (test/fuzz/schedule.js, DisableDeploy) stops for a message of each kind. */
+const DISABLED = { tab: ["command", "fleet"], a1: ["command"], f1: ["fleet"] };
+
+/**
+ * 1 (issue 35, item 5). A message pending in a node that a deploy disabled, and that ended after
+ * the deploy that enabled it again, ended there because the enabled node resumed it: its end
+ * carries msg.restored, as after a redeploy. While the tab is disabled, its helper nodes are too:
+ * an end then is Node-RED's to drop, and the end that counts comes after the enable.
+ */
+function restoredAfterDisable(rec) {
+  const out = [];
+  for (const d of rec.disables ?? []) {
+    const kinds = DISABLED[d.target] ?? [];
+    for (const input of rec.inputs) {
+      if (!kinds.includes(input.kind) || input.t >= d.from) continue;
+      for (const o of rec.outputs) {
+        if (o.n !== input.n || o.t <= d.to || o.sink === "f1.each") continue;
+        if (o.msg?.restored === true) continue;
+        out.push({
+          invariant: 1,
+          n: input.n,
+          text: `${input.kind} #${input.n} was pending when a deploy disabled ${d.target} and ended at ${o.sink} after the enable without msg.restored`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
 /** 1. Every input message ended once (output or Catch), or, where the docs allow, not at all. */
 function endedOnce(rec, log, behaviour) {
   const out = [];
@@ -67,19 +103,15 @@ function endedOnce(rec, log, behaviour) {
     if (deployed && input.kind !== "fleet" && executed.length === 0) continue;
     const detail =
       input.kind === "command"
-        ? ` (device ${input.device}, command ${executed.map((e) => e.commandId).join(",") || "never executed"}, msg.command shape ${input.shape}, deploys after it: ${
-            rec.deploys
-              .filter((d) => d.t >= input.t)
-              .map((d) => d.type)
-              .join(",") || "none"
-          })`
+        ? ` (device ${input.device}, command ${executed.map((e) => e.commandId).join(",") || "never executed"}, msg.command shape ${input.shape}, deploys after it: ${deploysAfter(
+            rec,
+            input,
+          )})`
         : input.kind === "fleet"
-          ? ` (devices ${input.devices.join(",")}, job group ${input.group}${input.devices.some((d) => behaviour.deepMarkers.includes(d)) ? `, markers of ${behaviour.deepMarkers} too deep to copy` : ""}, deploys after it: ${
-              rec.deploys
-                .filter((d) => d.t >= input.t)
-                .map((d) => d.type)
-                .join(",") || "none"
-            })`
+          ? ` (devices ${input.devices.join(",")}, job group ${input.group}${input.devices.some((d) => behaviour.deepMarkers.includes(d)) ? `, markers of ${behaviour.deepMarkers} too deep to copy` : ""}, deploys after it: ${deploysAfter(
+              rec,
+              input,
+            )})`
           : "";
     const late =
       dropped.length > 0
@@ -475,6 +507,7 @@ function check(rec, log, behaviour, config) {
   return [
     ...wiringHolds(rec, log, config),
     ...endedOnce(rec, log, behaviour),
+    ...restoredAfterDisable(rec),
     ...noneTwice(rec, log),
     ...backedByMarker(rec, log, behaviour),
     ...notTimedOutWhenAnswered(rec, log, behaviour),

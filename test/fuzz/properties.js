@@ -225,6 +225,20 @@ const smallFleetArb = fc
   .uniqueArray(device(5), { minLength: 1, maxLength: 3 })
   .map((devices) => new S.Fleet(devices, false));
 
+/**
+ * A deploy that disables the tab, the await node or the fleet node, then one that enables it
+ * again `holdMs` later (issue 35, item 5), once the server ran `k` more commands: mostly while a
+ * wait or a job is pending.
+ */
+const disableArb = fc
+  .record({
+    target: fc.constantFrom("tab", "tab", "a1", "f1"),
+    type: fc.constantFrom("full", "nodes", "flows"),
+    holdMs: fc.integer({ min: 200, max: 1200 }),
+    k: fc.integer({ min: 1, max: 2 }),
+  })
+  .map(({ target, type, holdMs, k }) => new S.DisableDeploy(target, type, holdMs, k));
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -293,6 +307,25 @@ const STEPS = {
     device(3).map((d) => new S.Other(d)),
     pauseArb,
   ],
+  // Sends and fleet jobs, and a deploy that disables the tab or a node and enables it again
+  // (issue 35, item 5): what was pending must end once, after the enable, with msg.restored.
+  disable: [
+    fc
+      .record({ device: device(3), fault: fc.boolean() })
+      .map(({ device: d, fault }) => new S.SendCommand(d, "full", fault)),
+    fc
+      .record({ device: device(3), fault: fc.boolean() })
+      .map(({ device: d, fault }) => new S.SendCommand(d, "full", fault)),
+    fc
+      .record({
+        devices: fc.uniqueArray(device(5), { minLength: 2, maxLength: 4 }),
+        twice: fc.boolean(),
+      })
+      .map(({ devices, twice }) => new S.Fleet(devices, twice)),
+    disableArb,
+    disableArb,
+    pauseArb,
+  ],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -310,7 +343,7 @@ const STEPS = {
  */
 function property(name, server, collect) {
   const cmds = fc.commands(STEPS[name], {
-    maxCommands: name === "watch" || name === "streams" ? 6 : 8,
+    maxCommands: name === "watch" || name === "streams" || name === "disable" ? 6 : 8,
   });
   // The wiring property's settings draw its own record after the others', which leaves the draws
   // of the older properties, and so their seeds in seeds.js, as they were.

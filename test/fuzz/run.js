@@ -1,4 +1,4 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
 // --property it runs the seven in turn. Exit code 1 on failure.
@@ -71,7 +71,7 @@ async function main() {
     if (values.named) failed = await runNamed(values.named, server);
     const all = values.named
       ? []
-      : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway"];
+      : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable"];
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();

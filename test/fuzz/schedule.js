@@ -246,6 +246,50 @@ class BrokenDeploy {
 }
 
 /**
+ * A deploy that disables the tab (`target` "tab") or one node (`d: true`), once the server has
+ * executed `k` more commands of the flow (at most 1 s), and `holdMs` later the deploy that
+ * enables it again, both of `type` (issue 35, item 5). Node-RED closes a disabled node with
+ * `removed` as if it were deleted; what was pending in it must resume once it is enabled again,
+ * and end then with msg.restored. While the tab is disabled its helper nodes are too: nothing
+ * can end meanwhile, so every bound still open is moved on by the time it stood disabled.
+ */
+class DisableDeploy {
+  constructor(target, type, holdMs, k) {
+    Object.assign(this, { target, type, holdMs, k });
+  }
+  check(m) {
+    return m.sent > 0 && m.deploys < 2;
+  }
+  async run(m, ctx) {
+    m.deploys += 2;
+    const count = () => ctx.server.log.executed.filter((e) => !e.other).length;
+    const goal = count() + this.k;
+    await settle(() => count() >= goal, Date.now() + 1000);
+    const from = Date.now();
+    const target = `disable:${this.target}`;
+    ctx.rec.deploys.push({ t: from, type: this.type, target });
+    await redeploy(
+      flowOf(ctx.server, ctx.config, ctx.names, false, this.target),
+      this.type,
+      ctx.recorder,
+    );
+    await sleep(this.holdMs);
+    const enabledAt = Date.now();
+    ctx.rec.deploys.push({ t: enabledAt, type: this.type, target: `enable:${this.target}` });
+    ctx.flow = flowOf(ctx.server, ctx.config, ctx.names);
+    await redeploy(ctx.flow, this.type, ctx.recorder);
+    const to = Date.now();
+    ctx.rec.disables.push({ from, to, target: this.target });
+    const stood = to - from;
+    for (const input of ctx.rec.inputs) if (input.bound > from) input.bound += stood;
+    if (ctx.fleetEnd > from) ctx.fleetEnd += stood;
+  }
+  toString() {
+    return `disableDeploy(${this.target},${this.type},${this.holdMs}ms,after:${this.k})`;
+  }
+}
+
+/**
  * The wiring flow's source gets a message every `everyMs` (at most 60): dev0 to dev3 in turn,
  * every `blockEvery`-th one flagged for another package's policy hook (flow.js).
  */
@@ -414,6 +458,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     dropped: [],
     deploys: [],
     broken: [],
+    disables: [],
     probes: [],
     unhandled: [],
   };
@@ -523,6 +568,7 @@ const steps = {
   Deploy,
   DeployAfter,
   BrokenDeploy,
+  DisableDeploy,
   Fault,
   Other,
   Pause,

@@ -272,6 +272,24 @@ const seeds = [
       "the same with the gateway's 503 HTML page, for a fleet job's device: g1@dev5 executed " +
       "2 times (the client's retry; a fleet also sent a device again after any 429 or 503)",
   },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "3",
+    found:
+      "a full deploy disabled the tab while a wait was pending and enabled it 0.9 s later: the " +
+      "await node, closed as if deleted, forgot its wait, and the command's result never came",
+  },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "17",
+    found:
+      "a flows deploy marked the fleet node `d: true` mid-rollout and enabled it 1 s later: " +
+      "both jobs, running and queued, were forgotten, and no report came",
+  },
 ];
 
 module.exports = { seeds, named };

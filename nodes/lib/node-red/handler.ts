@@ -19,6 +19,7 @@ import { MAX_MSG_DEPTH, fitForCatch, messagesOf, msgUncopyable } from "./copyabl
 import type { Outgoing } from "./copyable";
 import { isStackOverflow, textOf } from "./thrown";
 import { deployEndOf } from "./deploying";
+import { disabledInDeploy } from "./disabled";
 
 export type { Outgoing };
 
@@ -389,7 +390,8 @@ export function handleInput(
   };
 
   node.on("close", (removed: boolean, done: () => void) => {
-    closing = { removed };
+    // A disabled node's work is carried as at a redeploy, for the node enabled again (issue 35).
+    closing = { removed: removed && !disabledInDeploy(RED, node) };
     cancelAll();
     const finish = (): void => {
       unwatch?.();

@@ -65,4 +65,10 @@ export const JOBS: RecordKind<JobRecord, Resumable> = {
       fromStore: !fromMemory,
     };
   },
+  // A device whose POST left and that has no outcome yet; a job still queued sent nothing.
+  abandoned(job) {
+    return job.devices
+      .filter((d) => d.state === "sending" || d.state === "sent")
+      .map((d) => `${d.commandId ?? "?"} (${d.device})`);
+  },
 };

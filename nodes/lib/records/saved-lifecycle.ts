@@ -2,11 +2,13 @@
 // node's jobs) lives through deploys and restarts: its records kept in memory under its context id
 // and in the store its Store property names, told once when that store would lose them at a
 // restart, resumed once at the flows:started that follows its start, and forgotten when the node
-// is removed, not when it is only redeployed (the node the deploy puts in its place resumes them).
+// is deleted, not when it is only redeployed or disabled (the node the deploy puts in its place,
+// or that a later deploy enables, resumes them).
 // One place, so that the two nodes cannot drift apart on these rules: each says only what its
 // records are (a RecordKind) and what it does at its close and with the records read back.
 import type { Node, NodeAPI, NodeMessageInFlow } from "node-red";
 import { blank } from "../node-red/config";
+import { disabledInDeploy } from "../node-red/disabled";
 import { onNextFlowsStarted } from "../node-red/flows-started";
 import type { Translate } from "../node-red/i18n";
 import { contextIdOf } from "./context-id";
@@ -19,12 +21,13 @@ import type { RecordKind } from "./saved-records";
 export interface RecordStore<R> {
   restorable(onBad: (key: string, field: string) => void): Promise<R[]>;
   removeAll(): Promise<void>;
+  abandoned(): string[];
 }
 
 /** What is each node's own in the life of its records. */
 export interface RecordHooks<R> {
   /**
-   * The node closes (`removed`: from the flows). Called before the input handler's own close
+   * The node closes (`removed`: deleted from the flows, not disabled). Called before the input handler's own close
    * listener, registered later: nothing the node runs has stopped yet.
    */
   closing(removed: boolean): void;
@@ -75,13 +78,23 @@ function keepSavedRecords<R extends { msg: NodeMessageInFlow }>(life: SavedLifec
     }, storeError);
   });
   node.on("close", (removed: boolean, done: () => void) => {
-    life.closing(removed);
+    // Node-RED closes a node on a tab the deploy disables, or one it marks `d: true`, exactly as
+    // one it deletes: such a node's records stay, as at a stop, for the node enabled again, in
+    // memory for the life of the process and in the store (issue 35, item 5).
+    const deleted = removed && !disabledInDeploy(RED, node);
+    life.closing(deleted);
     cancelResume();
-    if (!removed) {
+    if (!deleted) {
       // The records stay in memory (and in the store) for the node the deploy puts here.
       done();
       return;
     }
+    // Said, not silent: the flow asked for these commands and no output will tell their end.
+    const abandoned = saved.abandoned();
+    if (abandoned.length > 0)
+      warn(
+        t(`${type}.warn.abandoned`, { count: abandoned.length, commands: abandoned.join(", ") }),
+      );
     life.forget();
     told.delete(contextId);
     saved.removeAll().then(done, (err: unknown) => {

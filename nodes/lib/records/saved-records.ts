@@ -19,6 +19,11 @@ export interface RecordKind<T, R extends { msg: NodeMessageInFlow }> {
    * in doubt, its shape is.
    */
   check(value: unknown, now: number, fromMemory: boolean): CheckedRecord<T, R>;
+  /**
+   * The commands a record sent and saw no end of, each as "<id> (<device>)": what a node deleted
+   * by a deploy abandons, named in its warning (issue 35, item 5).
+   */
+  abandoned(record: T): string[];
 }
 
 /**
@@ -137,6 +142,11 @@ export class SavedRecords<T, R extends { msg: NodeMessageInFlow }> {
     }
     kept.store = this.store;
     return out;
+  }
+
+  /** The commands the node's records in memory sent and saw no end of (RecordKind.abandoned). */
+  abandoned(): string[] {
+    return [...this.kept.records.values()].flatMap((r) => this.kind.abandoned(r));
   }
 
   /** The node was removed from the flows: its records go from memory and from the store. */

@@ -22,6 +22,11 @@ export const WAITS: RecordKind<SavedWait, { wait: SavedWait; msg: NodeMessageInF
     const checked = checkSavedWait(value, now, fromMemory);
     return checked.ok ? { ...checked, record: checked.wait } : checked;
   },
+  abandoned(wait) {
+    const { path, streamId } = wait.inbox;
+    const device = (path && /\/devices\/([^/]+)\/:inbox$/.exec(path)?.[1]) ?? path ?? streamId;
+    return [`${wait.commandId ?? "?"} (${device ?? "?"})`];
+  },
 };
 
 /** The waits of one node, in memory and in its context store. */
