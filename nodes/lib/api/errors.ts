@@ -63,6 +63,8 @@ export const ERROR_CODES = [
   "too-many-devices",
   "no-device-list",
   "send-uncertain",
+  "cancelled",
+  "id-reused",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
