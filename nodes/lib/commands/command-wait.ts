@@ -12,13 +12,15 @@ import type { DeviceEvent } from "../api/types";
 import type { InboxPoller } from "./inbox-poller";
 import type { InboxObserver, InboxRef, Wait, WatchHandle } from "./inbox-types";
 import type { MarkerName } from "./markers";
+import { sentCommands } from "./sent-commands";
+import type { ReuseWatcher } from "./sent-commands";
 
 /** How a wait ended; `markers` are the command's markers seen, in the order they came. */
 export type WaitOutcome =
   | { kind: "complete" | "fault"; marker: DeviceEvent; markers: DeviceEvent[]; elapsed: number }
   /** `readError`: the read after the deadline failed (FINAL_TRIES times), so markers may be missing. */
   | { kind: "timed-out"; markers: DeviceEvent[]; elapsed: number; readError?: EdgeError }
-  /** The inbox was refused for good (unknown inbox, credentials). */
+  /** The inbox was refused for good (unknown inbox, credentials), or the id given again. */
   | { kind: "error"; error: EdgeError }
   | { kind: "cancelled" };
 
@@ -34,6 +36,12 @@ export interface CommandWaitOptions {
   startedAt: number;
   /** Told about the inbox as a whole (read failures, overruns); one per node, shared by its waits. */
   observer?: InboxObserver;
+  /**
+   * The command's `:command` stream and its server's origin, when known: should the server give
+   * the command's id to a later command of this runtime there, the wait ends with `id-reused`
+   * (sent-commands.ts), as a marker naming that id may then be the other command's.
+   */
+  stream?: { origin: string; path: string };
 }
 
 /** The kind a marker ends its wait with; COMMAND_START ends none. */
@@ -47,13 +55,16 @@ const ENDS_WITH: Partial<Record<MarkerName, "complete" | "fault">> = {
  * at once (bench/waiting.js), and this object is at the same time the poller's Wait and its
  * timer's argument. Subclasses add what they must keep per wait as fields, not closures.
  */
-export abstract class CommandWait implements Wait {
+export abstract class CommandWait implements Wait, ReuseWatcher {
   readonly commandId: string | undefined;
   readonly since: number;
   readonly intervalMs: number;
   readonly observer: InboxObserver | undefined;
   readonly timeoutMs: number;
   readonly startedAt: number;
+  readonly stream: { origin: string; path: string } | undefined;
+  /** Its key in the registry of sent commands while it listens for its id given again. */
+  private reuseKey: string | undefined;
   /** The inbox watched, once started. */
   protected inbox: InboxRef | undefined;
   /** Made with the first marker: most waits hold none for most of their life. */
@@ -69,6 +80,7 @@ export abstract class CommandWait implements Wait {
     this.observer = opts.observer;
     this.timeoutMs = opts.timeoutMs;
     this.startedAt = opts.startedAt;
+    this.stream = opts.stream;
   }
 
   /** Called exactly once, when the wait ends, after its timer and its watch have stopped. */
@@ -84,6 +96,15 @@ export abstract class CommandWait implements Wait {
   start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
     if (this.over) return;
     this.inbox = inbox;
+    if (this.commandId !== undefined && this.stream) {
+      const { origin, path } = this.stream;
+      const seen = sentCommands.watchReuse(origin, path, this.commandId, this);
+      if ("reused" in seen) {
+        this.end({ kind: "error", error: seen.reused });
+        return;
+      }
+      this.reuseKey = seen.key;
+    }
     this.handle = poller.watch(inbox, this);
     if (this.hasEnded()) {
       // A marker read before the wait started ended it inside watch(), when end() had no handle
@@ -117,6 +138,11 @@ export abstract class CommandWait implements Wait {
     this.end({ kind: "error", error: err });
   }
 
+  /** The server gave this command's id to a later command of ours: no marker is surely its own. */
+  idReused(err: EdgeError): void {
+    this.end({ kind: "error", error: err });
+  }
+
   onFinalRead(err: EdgeError | undefined): void {
     this.end({
       kind: "timed-out",
@@ -141,6 +167,7 @@ export abstract class CommandWait implements Wait {
     this.over = true;
     clearTimeout(this.timer);
     this.handle?.stop();
+    if (this.reuseKey !== undefined) sentCommands.unwatchReuse(this.reuseKey, this);
     this.ended(outcome);
   }
 }
