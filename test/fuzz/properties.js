@@ -1,7 +1,8 @@
 // The harness's properties, each a fast-check property over drawn server behaviour, node settings
 // and a schedule of steps: "await" (send → await with hand-built references, merges, listings),
-// "fleet" (jobs, twice back to back, cancels, commands of other flows, too-deep markers) and
-// "watch" (a stream that keeps getting events, redeploys). Also the one place that runs them and
+// "fleet" (jobs, twice back to back, cancels, commands of other flows, too-deep markers),
+// "watch" (a stream that keeps getting events, redeploys), "wiring" (a node on a second wire,
+// deploys that never start) and "people" (Cancels in the edge devices tab, ids given twice). Also the one place that runs them and
 // says how to replay a failure.
 "use strict";
 const fc = require("fast-check");
@@ -132,6 +133,26 @@ const wiringArb = fc.record({
   blockEvery: fc.integer({ min: 3, max: 7 }),
 });
 
+/**
+ * A Cancel in the edge devices tab (issue 35, item 7): the oldest wait's row, all of a device's
+ * waits, or the running fleet job, at any moment of the schedule.
+ */
+const tabCancelArb = fc
+  .record({
+    what: fc.constantFrom("oldest", "oldest", "dev0", "dev1", "job"),
+    afterMs: fc.integer({ min: 0, max: 150 }),
+  })
+  .map(({ what, afterMs }) => new S.TabCancel(what, afterMs));
+
+/** The people property's commands: to fewer devices than "await", so that ids given twice meet. */
+const peopleSendArb = fc
+  .record({
+    device: device(1),
+    shape: fc.constantFrom("full", "full", "idDevice"),
+    fault: fc.boolean(),
+  })
+  .map(({ device: d, shape, fault }) => new S.SendCommand(d, shape, fault));
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -172,6 +193,20 @@ const STEPS = {
   // A node on the second wire of a node whose first wire's node changes the msg, deploys that
   // restart the send node or never start, another package's policy hook (issue 35, items 1, 2, 8).
   wiring: [deployArb(["s2", "s2", "src", "none"]), brokenDeployArb, pauseArb, pauseArb],
+  // People (issue 35, items 6 and 7): an admin's Cancels in the edge devices tab over waits and
+  // fleet jobs, and a server that gives one id to two commands of a device (behaviour reuseIds).
+  people: [
+    peopleSendArb,
+    peopleSendArb,
+    peopleSendArb,
+    fleetArb,
+    tabCancelArb,
+    tabCancelArb,
+    fc.constant(new S.Cancel()),
+    deployArb(["a1", "f1", "none"]),
+    faultArb(["POST", "POST", "poll", "any"]),
+    pauseArb,
+  ],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -195,10 +230,15 @@ function property(name, server, collect) {
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
       : configArb(name);
-  const setup = fc.record({
-    behaviour: behaviourArb(name === "fleet"),
-    config,
-  });
+  // The people property draws whether the server gives ids twice after the behaviour of the
+  // others, which stays drawn as it was (and so their seeds in seeds.js).
+  const behaviour =
+    name === "people"
+      ? fc
+          .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
+          .map(([b, reuseIds]) => ({ ...b, reuseIds }))
+      : behaviourArb(name === "fleet");
+  const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
     const path = String(index++);

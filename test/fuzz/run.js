@@ -1,7 +1,7 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|people] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
-// --property it runs the four in turn. Exit code 1 on failure.
+// --property it runs the five in turn. Exit code 1 on failure.
 // `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
 // restart property instead (stops and crashes of a real node-red process, restarts.js).
 "use strict";
@@ -69,7 +69,7 @@ async function main() {
   let failed = false;
   try {
     if (values.named) failed = await runNamed(values.named, server);
-    const all = values.named ? [] : ["await", "fleet", "watch", "wiring"];
+    const all = values.named ? [] : ["await", "fleet", "watch", "wiring", "people"];
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();

@@ -1,6 +1,6 @@
 // The fault harness's API server (issue 28): the v5.0 API of docs/api-notes.md on 127.0.0.1, with
 // a behaviour drawn per run (id shape, device answer time, marker shape, foreign markers, a skewed
-// clock, a server that ignores `start`, markers too deep to copy) and faults queued for the next
+// clock, a server that ignores `start`, markers too deep to copy, ids given twice) and faults queued for the next
 // requests (late, lost after acting, reset, 429/503 with any Retry-After). It keeps its own log of
 // every request, every command it executed and every marker it wrote, which the invariants read:
 // never the nodes' own words. Usable on its own (a real node-red process can point at it).
@@ -23,6 +23,9 @@ const PLAIN = {
   deepMarkers: [], // device names whose markers are nested DEEP_LEVELS deep
   slowMs: 0, // dev1 answers this much later than the others
   serial: false, // a device runs its commands one after another: a burst is answered at growing delays
+  // Every second POST of the flow to a device's :command stream makes a command with the id of
+  // the one before it, each answered with its own marker naming that id (issue 35, item 6).
+  reuseIds: false,
 };
 
 function hexId(letter) {
@@ -142,7 +145,7 @@ async function startFuzzServer() {
     return event;
   }
 
-  function writeMarker(device, name, commandId, { foreign = false } = {}) {
+  function writeMarker(device, name, commandId, { foreign = false, exec } = {}) {
     const deep = b.deepMarkers.includes(device.name);
     const named = foreign ? foreignOf(commandId) : commandId;
     const event = append(device.inbox, markerElems(b.marker, name, refOf(named), deep));
@@ -156,13 +159,24 @@ async function startFuzzServer() {
       foreign,
       ref: b.marker.ref !== "absent",
       deep,
+      // The execution it answers: two of one id (reuseIds) are told apart only here.
+      exec,
     });
   }
 
   /** A command the device runs: logged as executed now, its markers written as it answers. */
   function execute(stream, elems, metadata, other) {
-    const event = append(stream, elems, metadata);
     const device = devices.get(stream.device);
+    let id;
+    if (b.reuseIds && !other) {
+      if (device.reuseNext && device.lastId !== undefined) {
+        id = device.lastId;
+        device.reuseNext = false;
+      } else device.reuseNext = true;
+    }
+    const event = append(stream, elems, metadata, id);
+    if (!other) device.lastId = event.id;
+    const exec = log.executed.length;
     log.executed.push({
       t: Date.now(),
       device: device.name,
@@ -170,12 +184,14 @@ async function startFuzzServer() {
       elems,
       other,
       creationDate: event.creationDate,
+      exec,
     });
     const fault = Object.prototype.hasOwnProperty.call(elems, "/fault");
     if (b.foreign)
       later(Math.floor(b.answerMs / 2), () =>
         writeMarker(device, fault ? "COMMAND_COMPLETE" : "COMMAND_FAULT", event.id, {
           foreign: true,
+          exec,
         }),
       );
     let answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
@@ -186,7 +202,7 @@ async function startFuzzServer() {
       answerMs = device.busyUntil - now;
     }
     later(answerMs, () =>
-      writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id),
+      writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id, { exec }),
     );
     return event;
   }
