@@ -72,6 +72,8 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
   private timer: NodeJS.Timeout | undefined;
   private handle: WatchHandle | undefined;
   private over = false;
+  /** A result marker held until this runtime's POSTs to the command's stream have answered. */
+  private held = false;
 
   constructor(opts: CommandWaitOptions) {
     this.commandId = opts.commandId;
@@ -130,8 +132,24 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
     if (this.over) return;
     (this.markers ??= []).push(event);
     const kind = ENDS_WITH[marker];
-    if (kind) this.end({ kind, marker: event, markers: this.markers, elapsed: this.elapsed() });
-    else this.onStartMarker?.(event);
+    if (!kind) {
+      this.onStartMarker?.(event);
+      return;
+    }
+    if (this.held) return;
+    const outcome = { kind, marker: event, markers: this.markers, elapsed: this.elapsed() };
+    const path = this.stream?.path;
+    if (path !== undefined && this.commandId !== undefined && sentCommands.busy(path)) {
+      // Another POST of ours to this device is on the wire, and the server may answer it with
+      // this id: the marker could then be that command's. Taken once it answered, unless it did
+      // with this id (idReused ends the wait first). Bounded by those requests' budgets.
+      this.held = true;
+      void sentCommands.quiet(path).then(() => {
+        this.end(outcome);
+      });
+      return;
+    }
+    this.end(outcome);
   }
 
   onError(err: EdgeError): void {
@@ -144,6 +162,8 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
   }
 
   onFinalRead(err: EdgeError | undefined): void {
+    // A result came before the deadline and waits for the POSTs on the wire (onMarker).
+    if (this.held) return;
     this.end({
       kind: "timed-out",
       markers: this.markers ?? [],
@@ -155,7 +175,7 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
   /** The deadline passed: read the inbox once more before ending as "timed-out". */
   timeUp(): void {
     this.timer = undefined;
-    if (!this.over) this.handle?.finalRead();
+    if (!this.over && !this.held) this.handle?.finalRead();
   }
 
   private elapsed(): number {
