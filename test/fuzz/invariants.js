@@ -256,7 +256,12 @@ function reportsMatch(rec, log, behaviour) {
     for (const d of o.msg.payload.devices) {
       if (d.outcome !== "complete" && d.outcome !== "fault") continue;
       const where = `job ${label(rec, o.n)}${o.msg.restored ? " (restored)" : ""}: ${d.device} ${d.outcome} with command ${d.commandId}`;
-      const exec = log.executed.find((e) => e.device === d.device && e.commandId === d.commandId);
+      // Of two commands the server gave one id (reuseIds), the one with this job's elems.
+      const execs = log.executed.filter(
+        (e) => e.device === d.device && e.commandId === d.commandId,
+      );
+      const exec =
+        execs.find((e) => input && nOf(e.elems, "/fuzz/job") === input.group) ?? execs[0];
       if (!exec) {
         out.push({ invariant: 4, n: o.n, text: `${where}, which the server never executed on it` });
         continue;
