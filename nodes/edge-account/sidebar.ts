@@ -4,8 +4,9 @@
 // per account, and for as long as those come the runtime publishes the snapshot of each page asked
 // over the editor's comms (TOPIC, to the connections of users who may read it:
 // sidebar-readers.ts) when it changed, at most every PUBLISH_MS. Without a subscriber no timer runs
-// and nothing is built. POST /edge-account/sidebar/cancel ends one wait, or all of a device's, as
-// msg.reset would, or a fleet job as msg.cancel would.
+// and nothing is built. POST /edge-account/sidebar/cancel ends one wait, or all of a device's, with
+// the error `cancelled`, or a fleet job as msg.cancel would (its report says cancelled): either
+// way the message ends once, as the README promises.
 //
 // Reading needs edge-account.read, cancelling edge-account.write; both POSTs take JSON from the
 // editor's own pages only (admin-guard.ts). A snapshot holds counts, dates, codes and node ids:

@@ -9,6 +9,7 @@
 // after a redeploy from memory, whatever the settings, after a restart from a persistent store.
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { EdgeError } from "../lib/api/errors";
+import type { EdgeClient } from "../lib/api/client";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
@@ -86,6 +87,25 @@ function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; sinc
     throw new EdgeError("no-command");
   }
   return { ref: { ...(c as CommandRef), id }, since };
+}
+
+/**
+ * The command's stream as the runtime's registry of sent commands knows it (sent-commands.ts):
+ * msg.command.path, or the `:command` stream of its device; undefined when neither makes one.
+ */
+function streamOf(
+  command: CommandRef,
+  client: EdgeClient,
+): { origin: string; path: string } | undefined {
+  const { origin } = client;
+  if (typeof command.path === "string" && command.path) return { origin, path: command.path };
+  try {
+    if (typeof command.device === "string" && command.device)
+      return { origin, path: client.streamPath(command.device, ":command") };
+  } catch {
+    // A device name that makes no path: no send of this runtime made it.
+  }
+  return undefined;
 }
 
 export = function (RED: NodeAPI): void {
@@ -261,8 +281,16 @@ export = function (RED: NodeAPI): void {
       });
 
       ctx.busy();
+      const stream = streamOf(command, client);
       return new Promise<Result | null>((resolve, reject) => {
-        const wait = { commandId: command.id, since, intervalMs, timeoutMs: timeout, startedAt };
+        const wait = {
+          commandId: command.id,
+          since,
+          intervalMs,
+          timeoutMs: timeout,
+          startedAt,
+          ...(stream ? { stream } : {}),
+        };
         new PendingWait(wait, msg, ctx, shared, ttl, key, resolve, reject).start(
           poller,
           inbox,

@@ -4,6 +4,7 @@
 // message leaves on, the message's markers, elapsed time and timedOut note, and the status.
 import type { NodeMessage, NodeMessageInFlow } from "node-red";
 import type { ListedWait, WaitView } from "../lib/account/in-flight";
+import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { CommandWait } from "../lib/commands/command-wait";
 import type { CommandWaitOptions, WaitOutcome } from "../lib/commands/command-wait";
@@ -164,6 +165,16 @@ export class PendingWait extends CommandWait implements ListedWait {
       ttl: this.ttl,
       restored: this.msg.restored === true,
     };
+  }
+
+  /**
+   * Cancelled in the editor's tab: the message ends with the error `cancelled`, which a Catch node
+   * gets. The command was sent (this wait has its reference) and may still run: mayHaveBeenSent.
+   */
+  cancelFromTab(): void {
+    if (this.hasEnded()) return;
+    const params = { device: this.device(), command: this.commandId ?? "-" };
+    this.onError(new EdgeError("cancelled", params, { mayHaveBeenSent: true }));
   }
 
   /** msg.timedOut: how long the device may still run the command, and why the wait gave up. */

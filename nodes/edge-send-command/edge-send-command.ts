@@ -132,8 +132,11 @@ export = function (RED: NodeAPI): void {
             ? await client.createEventByPath(stream, elems, metadata, call)
             : await client.createEvent(stream, elems, metadata, call);
           // A device's :command stream named by path: a resumed fleet job must know it was ours.
-          if (byPath && event?.id !== undefined)
+          if (byPath && event?.id !== undefined) {
+            const reused = sentCommands.claim(client.origin, stream, event.id);
+            if (reused) throw reused;
             sentCommands.remember(stream, event.id, "", event.creationDate);
+          }
           const command = commandRefOf(event, facts);
           command.device ??= typeof msg.deviceId === "string" ? msg.deviceId : undefined;
           sent = { event, command };

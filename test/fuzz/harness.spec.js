@@ -15,7 +15,8 @@ const { PLAIN } = require("./server");
  * and a "streams" one runs a watch for seconds: 12 of each; 20 of the server clocks and marker
  * dates of issue 35 (item 3); 20 behind a gateway (issue 35, item 4: most of its schedules put a
  * gateway's 503 or 429 on a command's POST, and one is enough to find a command sent again); 15
- * with a tab or node disabled for 0.2 to 1.2 s, at most twice (item 5).
+ * with a tab or node disabled for 0.2 to 1.2 s, at most twice (item 5); 15 of "people" (Cancels
+ * in the tab, ids given twice, items 6 and 7), which mixes await and fleet steps.
  */
 const BUDGET = {
   await: 110,
@@ -26,6 +27,7 @@ const BUDGET = {
   stamps: 20,
   gateway: 20,
   disable: 15,
+  people: 15,
 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {

@@ -5,7 +5,8 @@
 // A run's record (test/fuzz/schedule.js): inputs [{n, kind, t, device, devices, group}], outputs
 // [{sink, n, t, msg}] (what reached each helper node or the Catch node), dropped [{sink, n,
 // sentBefore}] (what Node-RED lost on its way to one that a deploy stopped, test/fuzz/flow.js),
-// deploys [{t, type}], watch [{eventId}], probes [{what, ended}], unhandled [reason].
+// deploys [{t, type}], watch [{eventId}], probes [{what, ended}], unhandled [reason], tabCancels
+// [{t, what, cancelled}] (Cancels made in the edge devices tab, through its admin route).
 "use strict";
 
 /** The helper nodes where a message of each kind ends (besides a Catch node). */
@@ -73,8 +74,18 @@ function endedOnce(rec, log, behaviour) {
     (o.midway
       ? MIDWAY[input.kind].includes(o.sink)
       : (o.sink === "caught" && input.kind !== "wired") || END_SINKS[input.kind].includes(o.sink));
+  const tabCancels = rec.tabCancels ?? [];
   for (const input of rec.inputs) {
     const ends = rec.outputs.filter((o) => isEnd(input, o));
+    // A Cancel in the tab ends a wait with the error `cancelled` (README, Reliability): an end
+    // the README names only when a Cancel was made after the message came.
+    for (const e of ends)
+      if (e.code === "cancelled" && !tabCancels.some((c) => c.t >= input.t))
+        out.push({
+          invariant: 1,
+          n: input.n,
+          text: `${input.kind} #${input.n} ended with the error cancelled, though no Cancel was made in the tab after it`,
+        });
     // An end sent before a deploy began, which Node-RED then dropped on its way to a helper node
     // that deploy stopped (README, Reliability: "a message any node had already sent on to a node
     // that the deploy restarts can still be dropped by Node-RED"): the node did end the message.
@@ -113,6 +124,11 @@ function endedOnce(rec, log, behaviour) {
               input,
             )})`
           : "";
+    const clicked = tabCancels.filter((c) => c.t >= input.t && c.cancelled > 0);
+    const tab =
+      clicked.length > 0
+        ? `; Cancels in the tab after it: ${clicked.map((c) => `${c.what} (+${c.t - input.t} ms, ${c.cancelled} cancelled)`).join(", ")}`
+        : "";
     const late =
       dropped.length > 0
         ? `; its end ${dropped.map((d) => d.sink).join(", ")} was sent after a deploy began and dropped by Node-RED`
@@ -120,7 +136,7 @@ function endedOnce(rec, log, behaviour) {
     out.push({
       invariant: 1,
       n: input.n,
-      text: `${input.kind} #${input.n} never ended${detail}${late}`,
+      text: `${input.kind} #${input.n} never ended${detail}${tab}${late}`,
     });
   }
   return out;
@@ -186,7 +202,10 @@ function takenMarkers(msg, log) {
   return log.markers.filter((m) => ids.has(String(m.eventId)));
 }
 
-/** 3. Every complete or fault output is backed by a marker of that very command. */
+/**
+ * 3. Every complete or fault output is backed by a marker of that very command: one that names
+ * its id and, where the server gave that id to two commands (reuseIds), was written for this one.
+ */
 function backedByMarker(rec, log, behaviour) {
   const out = [];
   const byRef = behaviour.marker.ref !== "absent";
@@ -204,12 +223,18 @@ function backedByMarker(rec, log, behaviour) {
     }
     const taken = takenMarkers(o.msg, log).filter((m) => m.name === name);
     const own = byRef
-      ? taken.filter((m) => m.commandId === exec.commandId)
+      ? taken.filter(
+          (m) => m.commandId === exec.commandId && (m.exec === undefined || m.exec === exec.exec),
+        )
       : taken.filter((m) => m.device === exec.device && m.t >= exec.t);
     if (own.length === 0) {
       const seen = taken.map(
         (m) =>
-          `${m.name} naming ${m.commandId}${m.foreign ? " (foreign)" : ""} as ${behaviour.marker.ref}`,
+          `${m.name} naming ${m.commandId}${m.foreign ? " (foreign)" : ""} as ${behaviour.marker.ref}${
+            m.exec !== undefined && m.exec !== exec.exec && m.commandId === exec.commandId
+              ? `, written for another command the server gave that id (#${m.exec}, executed +${log.executed[m.exec].t - exec.t} ms)`
+              : ""
+          }`,
       );
       out.push({
         invariant: 3,
@@ -289,7 +314,12 @@ function reportsMatch(rec, log, behaviour) {
     for (const d of o.msg.payload.devices) {
       if (d.outcome !== "complete" && d.outcome !== "fault") continue;
       const where = `job ${label(rec, o.n)}${o.msg.restored ? " (restored)" : ""}: ${d.device} ${d.outcome} with command ${d.commandId}`;
-      const exec = log.executed.find((e) => e.device === d.device && e.commandId === d.commandId);
+      // Of two commands the server gave one id (reuseIds), the one with this job's elems.
+      const execs = log.executed.filter(
+        (e) => e.device === d.device && e.commandId === d.commandId,
+      );
+      const exec =
+        execs.find((e) => input && nOf(e.elems, "/fuzz/job") === input.group) ?? execs[0];
       if (!exec) {
         out.push({ invariant: 4, n: o.n, text: `${where}, which the server never executed on it` });
         continue;

@@ -1,11 +1,12 @@
 // The harness's properties, each a fast-check property over drawn server behaviour, node settings
 // and a schedule of steps: "await" (send → await with hand-built references, merges, listings),
 // "fleet" (jobs, twice back to back, cancels, commands of other flows, too-deep markers) and
-// "watch" (a stream that keeps getting events, redeploys), "stamps" (server clocks and marker
-// dates: a result dated before its command, a device's clock, a clock step, a server clock a day
-// behind, issue 35 item 3), "gateway" (the await schedules, and a small fleet job, with a
-// gateway in front of the API that answers 503 or 429 after the API acted, issue 35 item 4),
-// "wiring" and "streams" (issue 35). Also the one place that runs them and says how to replay a failure.
+// "watch" (a stream that keeps getting events, redeploys); and those of issue 35: "wiring" (a node
+// on a second wire, deploys that never start, another package's hook), "streams" (device clocks,
+// bursts, capped pages), "stamps" (results dated before their command, clocks a day apart),
+// "gateway" (503 or 429 after the API acted), "disable" (tabs and nodes disabled and enabled) and
+// "people" (Cancels in the edge devices tab, ids given twice). Also the one place that runs them
+// and says how to replay a failure.
 "use strict";
 const fc = require("fast-check");
 const { runSchedule, steps } = require("./schedule");
@@ -239,6 +240,26 @@ const disableArb = fc
   })
   .map(({ target, type, holdMs, k }) => new S.DisableDeploy(target, type, holdMs, k));
 
+/**
+ * A Cancel in the edge devices tab (issue 35, item 7): the oldest wait's row, all of a device's
+ * waits, or the running fleet job, at any moment of the schedule.
+ */
+const tabCancelArb = fc
+  .record({
+    what: fc.constantFrom("oldest", "oldest", "dev0", "dev1", "job"),
+    afterMs: fc.integer({ min: 0, max: 150 }),
+  })
+  .map(({ what, afterMs }) => new S.TabCancel(what, afterMs));
+
+/** The people property's commands: to fewer devices than "await", so that ids given twice meet. */
+const peopleSendArb = fc
+  .record({
+    device: device(1),
+    shape: fc.constantFrom("full", "full", "idDevice"),
+    fault: fc.boolean(),
+  })
+  .map(({ device: d, shape, fault }) => new S.SendCommand(d, shape, fault));
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -326,6 +347,20 @@ const STEPS = {
     disableArb,
     pauseArb,
   ],
+  // People (issue 35, items 6 and 7): an admin's Cancels in the edge devices tab over waits and
+  // fleet jobs, and a server that gives one id to two commands of a device (behaviour reuseIds).
+  people: [
+    peopleSendArb,
+    peopleSendArb,
+    peopleSendArb,
+    fleetArb,
+    tabCancelArb,
+    tabCancelArb,
+    fc.constant(new S.Cancel()),
+    deployArb(["a1", "f1", "none"]),
+    faultArb(["POST", "POST", "poll", "any"]),
+    pauseArb,
+  ],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -351,12 +386,18 @@ function property(name, server, collect) {
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
       : configArb(name === "streams" ? "watch" : name);
+  // The people property draws whether the server gives ids twice after the behaviour of the
+  // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =
     name === "streams"
       ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
       : name === "stamps"
         ? stampsBehaviourArb
-        : behaviourArb(name === "fleet");
+        : name === "people"
+          ? fc
+              .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
+              .map(([b, reuseIds]) => ({ ...b, reuseIds }))
+          : behaviourArb(name === "fleet");
   const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {

@@ -1,7 +1,7 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable|people] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
-// --property it runs the seven in turn. Exit code 1 on failure.
+// --property it runs the nine in turn. Exit code 1 on failure.
 // `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
 // restart property instead (stops and crashes of a real node-red process, restarts.js).
 "use strict";
@@ -71,7 +71,7 @@ async function main() {
     if (values.named) failed = await runNamed(values.named, server);
     const all = values.named
       ? []
-      : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable"];
+      : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable", "people"];
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();

@@ -188,6 +188,49 @@ class Cancel {
   }
 }
 
+/**
+ * A Cancel in the editor's "edge devices" tab by an admin (issue 35, section 1, People), `afterMs`
+ * after the step before: through the admin route the tab calls (POST
+ * /edge-account/sidebar/cancel; the test helper's runtime has no adminAuth, so every call is an
+ * admin's). `what` is "oldest" (the oldest pending wait's row), "dev<n>" (all of a device's
+ * waits) or "job" (the fleet job listed running). What it cancelled goes into rec.tabCancels.
+ */
+class TabCancel {
+  constructor(what, afterMs) {
+    Object.assign(this, { what, afterMs });
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    await sleep(this.afterMs);
+    const t = Date.now();
+    const shown = await helper.request().get("/edge-account/sidebar");
+    const account = shown.body?.accounts?.find((a) => a.id === "acc");
+    let body;
+    if (this.what === "job") {
+      const row = account?.jobs?.rows.find((r) => r.state === "running");
+      if (row) body = { job: row.id };
+    } else if (this.what === "oldest") {
+      const row = account?.pending?.devices[0]?.rows[0];
+      if (row) body = { wait: row.id };
+    } else body = { device: this.what };
+    if (!body) {
+      ctx.rec.tabCancels.push({ t, what: this.what, cancelled: 0 });
+      return;
+    }
+    const res = await helper
+      .request()
+      .post("/edge-account/sidebar/cancel")
+      .set("content-type", "application/json")
+      .send({ account: "acc", ...body });
+    ctx.rec.tabCancels.push({ t, what: this.what, cancelled: res.body?.cancelled ?? 0 });
+  }
+  toString() {
+    return `tabCancel(${this.what}${this.afterMs ? `,+${this.afterMs}ms` : ""})`;
+  }
+}
+
 class Deploy {
   constructor(type, target) {
     Object.assign(this, { type, target });
@@ -461,6 +504,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     disables: [],
     probes: [],
     unhandled: [],
+    tabCancels: [],
   };
   if (config.watch) rec.watch = [];
   const recorder = (sink, msg, drop) => {
@@ -565,6 +609,7 @@ const steps = {
   List,
   Fleet,
   Cancel,
+  TabCancel,
   Deploy,
   DeployAfter,
   BrokenDeploy,

@@ -290,6 +290,35 @@ const seeds = [
       "a flows deploy marked the fleet node `d: true` mid-rollout and enabled it 1 s later: " +
       "both jobs, running and queued, were forgotten, and no report came",
   },
+  {
+    item: "35.7",
+    property: "people",
+    seed: 35,
+    path: "1",
+    found:
+      "a Cancel in the edge devices tab of the oldest pending wait: the await ended the message " +
+      "with no output and no error (done() alone), so a flow joining on its outcome hung " +
+      "(invariant 1, never ended)",
+  },
+  {
+    item: "35.6",
+    property: "people",
+    seed: 35,
+    path: "12",
+    found:
+      "a server that gives each second command of a device the id of the one before it, two " +
+      "identical fleet jobs and a nodes deploy mid-rollout: the second job reported its devices " +
+      "complete with the first job's command ids (invariant 4, already reported by job #1)",
+  },
+  {
+    item: "35.6",
+    property: "people",
+    seed: 35,
+    path: "26",
+    found:
+      "the same server: the probe's await and fleet job each sent dev0 a command and got one id; " +
+      "the await completed with the COMPLETE written for the fleet's command (invariant 3)",
+  },
 ];
 
 module.exports = { seeds, named };

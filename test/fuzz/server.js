@@ -1,7 +1,7 @@
 // The fault harness's API server (issue 28): the v5.0 API of docs/api-notes.md on 127.0.0.1, with
 // a behaviour drawn per run (id shape, device answer time, marker shape, foreign markers, a skewed
 // clock, a server that ignores `start`, markers too deep to copy, markers dated before their command
-// or by a device's clock, a clock step) and faults queued for the next
+// or by a device's clock, a clock step, ids given twice) and faults queued for the next
 // requests (late, lost after acting, reset, 429/503 with any Retry-After, and a gateway's 503 or
 // 429 after the API acted, without its envelope). It keeps its own log of
 // every request, every command it executed and every marker it wrote, which the invariants read:
@@ -38,6 +38,9 @@ const PLAIN = {
   markerEarlyMs: 0, // a command's answer is dated this much before the command's creationDate
   deviceClockMs: 0, // markers are stamped by the device's clock, this much off the server's
   clockStepMs: 0, // the server's clock steps by this much once its first command is made
+  // Every second POST of the flow to a device's :command stream makes a command with the id of
+  // the one before it, each answered with its own marker naming that id (issue 35, item 6).
+  reuseIds: false,
 };
 
 function hexId(letter) {
@@ -169,7 +172,12 @@ async function startFuzzServer() {
     return Date.now() + b.skewMs + b.deviceClockMs;
   }
 
-  function writeMarker(device, name, commandId, { foreign = false, commandDate, early } = {}) {
+  function writeMarker(
+    device,
+    name,
+    commandId,
+    { foreign = false, commandDate, early, exec } = {},
+  ) {
     const deep = b.deepMarkers.includes(device.name);
     const named = foreign ? foreignOf(commandId) : commandId;
     const elems = markerElems(b.marker, name, refOf(named), deep);
@@ -186,13 +194,24 @@ async function startFuzzServer() {
       ref: b.marker.ref !== "absent",
       deep,
       creationDate: event.creationDate,
+      // The execution it answers: two of one id (reuseIds) are told apart only here.
+      exec,
     });
   }
 
   /** A command the device runs: logged as executed now, its markers written as it answers. */
   function execute(stream, elems, metadata, other) {
-    const event = append(stream, elems, metadata);
     const device = devices.get(stream.device);
+    let id;
+    if (b.reuseIds && !other) {
+      if (device.reuseNext && device.lastId !== undefined) {
+        id = device.lastId;
+        device.reuseNext = false;
+      } else device.reuseNext = true;
+    }
+    const event = append(stream, elems, metadata, id);
+    if (!other) device.lastId = event.id;
+    const exec = log.executed.length;
     log.executed.push({
       t: Date.now(),
       device: device.name,
@@ -200,6 +219,7 @@ async function startFuzzServer() {
       elems,
       other,
       creationDate: event.creationDate,
+      exec,
     });
     if (b.clockStepMs !== 0 && !other) {
       // One step of the server's clock (NTP, a VM resumed): later events are dated by the new
@@ -212,6 +232,7 @@ async function startFuzzServer() {
       later(Math.floor(b.answerMs / 2), () =>
         writeMarker(device, fault ? "COMMAND_COMPLETE" : "COMMAND_FAULT", event.id, {
           foreign: true,
+          exec,
         }),
       );
     let answerMs = b.answerMs + (device.name === "dev1" ? b.slowMs : 0);
@@ -225,6 +246,7 @@ async function startFuzzServer() {
       writeMarker(device, fault ? "COMMAND_FAULT" : "COMMAND_COMPLETE", event.id, {
         commandDate: event.creationDate,
         early: true,
+        exec,
       }),
     );
     return event;

@@ -1,11 +1,12 @@
 // A wait cancelled from the editor's "edge devices" sidebar (POST /edge-account/sidebar/cancel)
-// ends as msg.reset ends it: no output, done() called, the saved wait forgotten, a line in the
-// log; the node's other waits stay, and its status says what the cancel left. Permissions are in
-// test/reliability/sidebar.spec.js.
+// ends with the error `cancelled` that a Catch node gets (no output, the saved wait forgotten, a
+// line in the log): the README promises one output or one error per input, and a flow that joins
+// on the outcome hung when the click ended it silently (issue 35). The node's other waits stay, and
+// its status says what the cancel left. Permissions are in test/reliability/sidebar.spec.js.
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
-const { helper, withRedAndSimulator, collect, noMessage } = require("../support/red");
+const { helper, withRedAndSimulator, collect, noMessage, caughtCode } = require("../support/red");
 const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
 
 const COMPLETE_NODE = require("@node-red/nodes/core/common/24-complete.js");
@@ -22,7 +23,7 @@ async function start(sim) {
     { account: { rate: 0, concurrency: 16 }, extraTypes: [COMPLETE_NODE] },
   );
   return Object.fromEntries(
-    ["send", "a1", "ok", "fault", "late", "completed"].map((id) => [id, get(id)]),
+    ["send", "a1", "ok", "fault", "late", "completed", "caught"].map((id) => [id, get(id)]),
   );
 }
 
@@ -41,9 +42,9 @@ async function snapshot() {
 describe("edge devices sidebar: cancelling waits", function () {
   const env = withRedAndSimulator({ commandDelayMs: 20 });
 
-  it("ends one wait with no output and forgets it, and leaves the other", async function () {
+  it("ends one wait with one error `cancelled` to a Catch node and no output, forgets it, and leaves the other", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, a1, ok, fault, late, completed } = await start(env.sim);
+    const { send, a1, ok, fault, late, completed, caught } = await start(env.sim);
     const logged = [];
     a1.on("call:log", (call) => logged.push(String(call.args[0])));
     send.receive({ payload: { "/lcd/txt1": "first" } });
@@ -64,9 +65,15 @@ describe("edge devices sidebar: cancelling waits", function () {
       .send({ account: account.id, wait: first.id })
       .expect(200);
     assert.deepEqual(res.body, { ok: true, cancelled: 1 });
-    // done() without output: the Complete node hears of it, no output does.
-    await collect(completed, 1);
+    // One error, the message's own, with the command it was waiting for; no output at all.
+    const [err] = await collect(caught, 1);
+    assert.equal(caughtCode(err), "cancelled");
+    assert.equal(err.edgeError.mayHaveBeenSent, true, "the command was sent");
+    assert.equal(err.command.id, first.commandId);
+    assert.match(err.error.message, /lcd-board/);
+    assert.ok(err.error.message.includes(first.commandId), err.error.message);
     assert.equal(ok.received.length + fault.received.length + late.received.length, 0);
+    await noMessage(completed, 0);
     assert.equal(saved(a1).length, 1);
     assert.ok(
       logged.some((l) => l.includes(first.commandId) && l.includes("lcd-board")),
@@ -80,6 +87,8 @@ describe("edge devices sidebar: cancelling waits", function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
     await collect(ok, 1, 10000);
     await noMessage(late, 50);
+    // Nothing more was caught: the cancelled message ended once.
+    assert.equal(caught.received.length, 0);
   });
 
   it("shows the cancel in the await node's status: what is left waiting, then none", async function () {
@@ -118,7 +127,7 @@ describe("edge devices sidebar: cancelling waits", function () {
 
   it("cancels all of a device's waits", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send, a1, completed } = await start(env.sim);
+    const { send, a1, completed, caught } = await start(env.sim);
     for (const text of ["a", "b", "c"]) send.receive({ payload: { "/lcd/txt1": text } });
     await waitFor(() => saved(a1).length === 3, { what: "three saved waits" });
     const res = await helper
@@ -128,7 +137,13 @@ describe("edge devices sidebar: cancelling waits", function () {
       .send({ account: (await snapshot()).id, device: "lcd-board" })
       .expect(200);
     assert.equal(res.body.cancelled, 3);
-    await collect(completed, 3);
+    const errors = await collect(caught, 3);
+    assert.deepEqual(
+      errors.map((e) => caughtCode(e)),
+      ["cancelled", "cancelled", "cancelled"],
+    );
+    assert.equal(new Set(errors.map((e) => e.command.id)).size, 3, "one error per wait");
+    await noMessage(completed, 0);
     assert.deepEqual(saved(a1), []);
     assert.equal((await snapshot()).pending.total, 0);
   });

@@ -5,7 +5,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
-const { helper, withRedAndSimulator, next } = require("../support/red");
+const { helper, withRedAndSimulator, next, noMessage } = require("../support/red");
 const { startFlow } = require("../support/flow");
 const { addDevices, commandsOf, fleetNode } = require("../support/fleet");
 
@@ -143,5 +143,9 @@ describe("edge devices sidebar: fleet jobs", function () {
     assert.equal(await commandsOf(env.sim, "ok-1"), 0);
     const ended = (await jobs()).rows[0];
     assert.deepEqual([ended.id, ended.state, ended.named], [row.id, "cancelled", false]);
+    // The job's message ended once, with its report: no error, no second report (issue 35: a
+    // Cancel in the tab ends every message it cancels, a job with its report as msg.cancel does).
+    await noMessage(get("report"), 200);
+    await noMessage(get("caught"), 0);
   });
 });

@@ -35,8 +35,12 @@ export interface ListedWait {
   device(): string;
   /** Computed only for the rows shown. */
   describe(): WaitView;
-  /** Ends the wait as msg.reset would: no output, the saved wait forgotten. */
-  cancel(): void;
+  /**
+   * Ends the wait with the error `cancelled`, the saved wait forgotten. Not silently, as msg.reset
+   * ends a wait: the operator's click is no part of the flow, and a flow that joins on the
+   * message's outcome hung when it ended with no output and no error (issue 35).
+   */
+  cancelFromTab(): void;
 }
 
 /** One await node as the sidebar sees it. */
@@ -235,8 +239,8 @@ export function pendingOf(
 }
 
 /**
- * Ends the waits that `pick` chooses as msg.reset would end them: no output, the saved wait
- * forgotten, a line in the node's log. Returns how many ended.
+ * Ends the waits that `pick` chooses with the error `cancelled` (a Catch node gets it), the saved
+ * wait forgotten, a line in the node's log. Returns how many ended.
  */
 export function cancelWaits(
   accountId: string,
@@ -253,7 +257,7 @@ export function cancelWaits(
   // Cancelled after the walk: a cancel changes the sets being walked.
   const bySource = new Map<AwaitSource, number>();
   for (const [source, wait, view] of chosen) {
-    wait.cancel();
+    wait.cancelFromTab();
     source.log(logText(view));
     bySource.set(source, (bySource.get(source) ?? 0) + 1);
   }

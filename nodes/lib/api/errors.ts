@@ -66,6 +66,8 @@ export const ERROR_CODES = [
   "no-device-list",
   "send-uncertain",
   "clock-apart",
+  "cancelled",
+  "id-reused",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

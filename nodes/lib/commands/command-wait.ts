@@ -13,13 +13,15 @@ import type { InboxPoller } from "./inbox-poller";
 import type { InboxObserver, InboxRef, Wait, WatchHandle } from "./inbox-types";
 import type { MarkerName } from "./markers";
 import { clockApart, datesApart } from "./command-time";
+import { sentCommands } from "./sent-commands";
+import type { ReuseWatcher } from "./sent-commands";
 
 /** How a wait ended; `markers` are the command's markers seen, in the order they came. */
 export type WaitOutcome =
   | { kind: "complete" | "fault"; marker: DeviceEvent; markers: DeviceEvent[]; elapsed: number }
   /** `readError`: the read after the deadline failed (FINAL_TRIES times), so markers may be missing. */
   | { kind: "timed-out"; markers: DeviceEvent[]; elapsed: number; readError?: EdgeError }
-  /** The inbox was refused for good (unknown inbox, credentials). */
+  /** The inbox was refused for good (unknown inbox, credentials), or the id given again. */
   | { kind: "error"; error: EdgeError }
   | { kind: "cancelled" };
 
@@ -35,6 +37,12 @@ export interface CommandWaitOptions {
   startedAt: number;
   /** Told about the inbox as a whole (read failures, overruns); one per node, shared by its waits. */
   observer?: InboxObserver;
+  /**
+   * The command's `:command` stream and its server's origin, when known: should the server give
+   * the command's id to a later command of this runtime there, the wait ends with `id-reused`
+   * (sent-commands.ts), as a marker naming that id may then be the other command's.
+   */
+  stream?: { origin: string; path: string };
 }
 
 /** The kind a marker ends its wait with; COMMAND_START ends none. */
@@ -48,7 +56,7 @@ const ENDS_WITH: Partial<Record<MarkerName, "complete" | "fault">> = {
  * at once (bench/waiting.js), and this object is at the same time the poller's Wait and its
  * timer's argument. Subclasses add what they must keep per wait as fields, not closures.
  */
-export abstract class CommandWait implements Wait {
+export abstract class CommandWait implements Wait, ReuseWatcher {
   readonly commandId: string | undefined;
   readonly since: number;
   readonly intervalMs: number;
@@ -56,6 +64,9 @@ export abstract class CommandWait implements Wait {
   readonly timeoutMs: number;
   readonly startedAt: number;
   readonly datesApart: boolean;
+  readonly stream: { origin: string; path: string } | undefined;
+  /** Its key in the registry of sent commands while it listens for its id given again. */
+  private reuseKey: string | undefined;
   /** The inbox watched, once started. */
   protected inbox: InboxRef | undefined;
   /** Made with the first marker: most waits hold none for most of their life. */
@@ -65,6 +76,8 @@ export abstract class CommandWait implements Wait {
   private over = false;
   /** A result that names no command came while datesApart (onUndated). */
   private undated = false;
+  /** A result marker held until this runtime's POSTs to the command's stream have answered. */
+  private held = false;
 
   constructor(opts: CommandWaitOptions) {
     this.commandId = opts.commandId;
@@ -74,6 +87,7 @@ export abstract class CommandWait implements Wait {
     this.timeoutMs = opts.timeoutMs;
     this.startedAt = opts.startedAt;
     this.datesApart = datesApart(opts.since, opts.startedAt);
+    this.stream = opts.stream;
   }
 
   /** Called exactly once, when the wait ends, after its timer and its watch have stopped. */
@@ -89,6 +103,15 @@ export abstract class CommandWait implements Wait {
   start(poller: InboxPoller, inbox: InboxRef, remainingMs: number): void {
     if (this.over) return;
     this.inbox = inbox;
+    if (this.commandId !== undefined && this.stream) {
+      const { origin, path } = this.stream;
+      const seen = sentCommands.watchReuse(origin, path, this.commandId, this);
+      if ("reused" in seen) {
+        this.end({ kind: "error", error: seen.reused });
+        return;
+      }
+      this.reuseKey = seen.key;
+    }
     this.handle = poller.watch(inbox, this);
     if (this.hasEnded()) {
       // A marker read before the wait started ended it inside watch(), when end() had no handle
@@ -114,8 +137,24 @@ export abstract class CommandWait implements Wait {
     if (this.over) return;
     (this.markers ??= []).push(event);
     const kind = ENDS_WITH[marker];
-    if (kind) this.end({ kind, marker: event, markers: this.markers, elapsed: this.elapsed() });
-    else this.onStartMarker?.(event);
+    if (!kind) {
+      this.onStartMarker?.(event);
+      return;
+    }
+    if (this.held) return;
+    const outcome = { kind, marker: event, markers: this.markers, elapsed: this.elapsed() };
+    const path = this.stream?.path;
+    if (path !== undefined && this.commandId !== undefined && sentCommands.busy(path)) {
+      // Another POST of ours to this device is on the wire, and the server may answer it with
+      // this id: the marker could then be that command's. Taken once it answered, unless it did
+      // with this id (idReused ends the wait first). Bounded by those requests' budgets.
+      this.held = true;
+      void sentCommands.quiet(path).then(() => {
+        this.end(outcome);
+      });
+      return;
+    }
+    this.end(outcome);
   }
 
   onError(err: EdgeError): void {
@@ -126,7 +165,14 @@ export abstract class CommandWait implements Wait {
     this.undated = true;
   }
 
+  /** The server gave this command's id to a later command of ours: no marker is surely its own. */
+  idReused(err: EdgeError): void {
+    this.end({ kind: "error", error: err });
+  }
+
   onFinalRead(err: EdgeError | undefined): void {
+    // A result came before the deadline and waits for the POSTs on the wire (onMarker).
+    if (this.held) return;
     if (this.undated) {
       // A result that by date could be this command's came, and the clocks are too far apart to
       // say: "timed out" would say no result was seen, and invite sending the command again.
@@ -144,7 +190,7 @@ export abstract class CommandWait implements Wait {
   /** The deadline passed: read the inbox once more before ending as "timed-out". */
   timeUp(): void {
     this.timer = undefined;
-    if (!this.over) this.handle?.finalRead();
+    if (!this.over && !this.held) this.handle?.finalRead();
   }
 
   private elapsed(): number {
@@ -156,6 +202,7 @@ export abstract class CommandWait implements Wait {
     this.over = true;
     clearTimeout(this.timer);
     this.handle?.stop();
+    if (this.reuseKey !== undefined) sentCommands.unwatchReuse(this.reuseKey, this);
     this.ended(outcome);
   }
 }

@@ -87,7 +87,8 @@ export interface SendOptions {
 
 /**
  * Sends `elems` to the `:command` stream of `device` (an id or a name), one POST, remembered in
- * the runtime's registry of sent commands (sent-commands.ts) with its sender.
+ * the runtime's registry of sent commands (sent-commands.ts) with its sender. Throws `id-reused`
+ * when the server answers with the id of an earlier command of this runtime on that stream.
  */
 export async function sendToDevice(
   client: EdgeClient,
@@ -117,7 +118,11 @@ export async function sendToDevice(
   } finally {
     ended?.();
   }
-  if (event?.id !== undefined)
+  if (event?.id !== undefined) {
+    // An id the server gave an earlier command of ours on this stream: not this command's to await.
+    const reused = sentCommands.claim(client.origin, path, event.id);
+    if (reused) throw reused;
     sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
+  }
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
 }

@@ -4,6 +4,12 @@
 // to back make identical commands; without this, the second job's resumed device adopted the
 // first job's command as its own and reported it complete though it was never sent (issue 28).
 // Process-level on purpose: every node of the runtime sends through here, and a redeploy keeps it.
+//
+// It also sees a server give one id to two commands of this runtime on one stream (issue 35): a
+// COMPLETE naming that id then cannot be told to be either command's, though both waits took one
+// and reported complete. The second send ends with `id-reused` instead of a command reference,
+// and the waits for the first command end with it too (watchReuse): no result is taken for either.
+import { EdgeError } from "../api/errors";
 
 /** Who sent a command: a fleet job's device (fleet-job.ts), or "" for any other flow. */
 export type Sender = string;
@@ -14,6 +20,26 @@ export type Sender = string;
  */
 const MAX_REMEMBERED = 100_000;
 
+/** A wait for a command that a later send may find the server gave its id to again. */
+export interface ReuseWatcher {
+  /** The server gave the command's id to another command of this runtime: `err` says so. */
+  idReused(err: EdgeError): void;
+}
+
+/** The error of a command whose id the server gave another command of this runtime on `path`. */
+export function idReused(id: string, device: string, path: string): EdgeError {
+  return new EdgeError(
+    "id-reused",
+    { id, device, method: "POST", path },
+    { method: "POST", path, mayHaveBeenSent: true },
+  );
+}
+
+/** The device of a `:command` stream path, else the path as it is. */
+function deviceOf(path: string): string {
+  return /\/devices\/([^/]+)\/:command$/.exec(path)?.[1] ?? path;
+}
+
 export class SentCommands {
   /** `path \n id` to its sender, in the order they were sent. */
   private readonly senders = new Map<string, Sender>();
@@ -23,6 +49,15 @@ export class SentCommands {
    * an earlier command's marker on a server whose markers name no command (the fault harness).
    */
   private readonly dates = new Map<string, number>();
+  /**
+   * `origin path \n id` of every command a send of this runtime was answered with, oldest first:
+   * by the server's origin too, as two servers' ids have nothing to do with each other.
+   */
+  private readonly made = new Set<string>();
+  /** Of those, the ones a server gave a second command as well. */
+  private readonly reused = new Set<string>();
+  /** The waits for a command of `made`, by its key, told when its id is given again. */
+  private readonly watchers = new Map<string, Set<ReuseWatcher>>();
   /** Requests of this runtime on the wire to a stream, and who waits for the stream to be quiet. */
   private readonly onWire = new Map<string, { count: number; quiet: (() => void)[] }>();
 
@@ -42,6 +77,66 @@ export class SentCommands {
       const oldest = this.dates.keys().next().value;
       if (oldest !== undefined) this.dates.delete(oldest);
     }
+  }
+
+  /**
+   * A send of this runtime to `path` at `origin` was answered with the new command `id`: undefined
+   * when no earlier send was, else the error that ends this send (`id-reused`); the waits for
+   * the earlier command are then told too, and so is any wait for it that starts later.
+   */
+  claim(origin: string, path: string, id: string): EdgeError | undefined {
+    const key = `${origin} ${path}\n${id}`;
+    if (!this.made.has(key)) {
+      this.made.add(key);
+      bound(this.made);
+      return undefined;
+    }
+    this.reused.add(key);
+    bound(this.reused);
+    const device = deviceOf(path);
+    const watchers = this.watchers.get(key);
+    this.watchers.delete(key);
+    for (const w of watchers ?? []) w.idReused(idReused(id, device, path));
+    return idReused(id, device, path);
+  }
+
+  /**
+   * A command of this runtime found again on its stream (a fleet device resumed after its send
+   * was cut off): made by this runtime, so a later send answered with its id is told (claim).
+   * Never an error itself: its own send may have claimed it before the cut.
+   */
+  found(origin: string, path: string, id: string): void {
+    this.made.add(`${origin} ${path}\n${id}`);
+    bound(this.made);
+  }
+
+  /**
+   * Tells `watcher` when the server gives the id of its command (`id` on `path` at `origin`) to
+   * another command of this runtime; returns the error at once when it already has, else the key
+   * to stop with (unwatchReuse).
+   */
+  watchReuse(
+    origin: string,
+    path: string,
+    id: string,
+    watcher: ReuseWatcher,
+  ): { reused: EdgeError } | { key: string } {
+    const key = `${origin} ${path}\n${id}`;
+    if (this.reused.has(key)) return { reused: idReused(id, deviceOf(path), path) };
+    let set = this.watchers.get(key);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(key, set);
+    }
+    set.add(watcher);
+    return { key };
+  }
+
+  /** The wait ended: it is told nothing more. */
+  unwatchReuse(key: string, watcher: ReuseWatcher): void {
+    const set = this.watchers.get(key);
+    if (!set?.delete(watcher) || set.size > 0) return;
+    this.watchers.delete(key);
   }
 
   /** The server's creation date of the command `id` this runtime made, if it remembers one. */
@@ -84,6 +179,13 @@ export class SentCommands {
   busy(path: string): boolean {
     return this.onWire.has(path);
   }
+}
+
+/** Drops the oldest entries of `set` past MAX_REMEMBERED. */
+function bound(set: Set<string>): void {
+  if (set.size <= MAX_REMEMBERED) return;
+  const oldest = set.values().next().value;
+  if (oldest !== undefined) set.delete(oldest);
 }
 
 /** The runtime's one registry (a module is loaded once per process). */

@@ -20,7 +20,7 @@ import { LOCAL_CLOCK_SKEW_MS, sinceOf } from "../commands/command-time";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { InboxObserver } from "../commands/inbox-types";
 import { sendToDevice } from "../commands/send";
-import { sentCommands } from "../commands/sent-commands";
+import { idReused, sentCommands } from "../commands/sent-commands";
 import type { SentCommand } from "../commands/send";
 import type { DeviceNames } from "../device/names";
 import { DeviceWait } from "./device-wait";
@@ -257,6 +257,11 @@ export class FleetJob {
       found = await this.findCommand(d, from, landBy);
     }
     if (found === false || this.closed) return false;
+    if (found instanceof EdgeError) {
+      // Not sent again: one of the commands that share the id may be this device's.
+      this.fail(d, found, true);
+      return false;
+    }
     if (found === "many") {
       const detail =
         "two or more commands with these elems, not sent by this Node-RED, could be it";
@@ -268,7 +273,11 @@ export class FleetJob {
       d.sentAt ??= from;
       // A server may give ids as JSON numbers: the same id as text.
       const id: unknown = found.id;
-      if ((typeof id === "string" && id !== "") || typeof id === "number") d.commandId = String(id);
+      if ((typeof id === "string" && id !== "") || typeof id === "number") {
+        d.commandId = String(id);
+        const { client } = this.services;
+        sentCommands.found(client.origin, client.streamPath(d.device, ":command"), d.commandId);
+      }
       d.since = found.creationDate;
     } else {
       d.state = "pending";
@@ -283,14 +292,15 @@ export class FleetJob {
    * `landBy` (our clock; the server's may be off by LOCAL_CLOCK_SKEW_MS), and told apart from the
    * commands this runtime sent for other jobs and flows (sent-commands.ts). Its own (this runtime
    * sent it for this device), or the only one of unknown sender; undefined when there is none;
-   * "many" when two or more of unknown sender could be it; false when the device ended here (the
-   * stream could not be read) or the node closed.
+   * "many" when two or more of unknown sender could be it; the error `id-reused` when such a
+   * command's id is on the stream twice; false when the device ended here (the stream could not
+   * be read) or the node closed.
    */
   private async findCommand(
     d: DeviceRecord,
     from: number,
     landBy: number,
-  ): Promise<(DeviceEvent & { creationDate: number }) | undefined | "many" | false> {
+  ): Promise<(DeviceEvent & { creationDate: number }) | undefined | "many" | EdgeError | false> {
     const { client } = this.services;
     const path = client.streamPath(d.device, ":command");
     // A send of this runtime still on its way there has no id in the registry yet: wait for it
@@ -315,6 +325,11 @@ export class FleetJob {
     const elems = this.record.settings.elems;
     const mine = this.senderOf(d);
     const unknown: (DeviceEvent & { creationDate: number })[] = [];
+    // An id the stream holds twice (as the server wrote it, text or a number) was given to two
+    // commands: the registry's sender of it may be
+    // the other one's, and whichever is this device's, its markers cannot be told apart.
+    const times = new Map<string, number>();
+    for (const e of events) times.set(e.id, (times.get(e.id) ?? 0) + 1);
     for (const e of events) {
       if (
         typeof e.creationDate !== "number" ||
@@ -324,6 +339,7 @@ export class FleetJob {
       )
         continue;
       const id: unknown = e.id;
+      if ((times.get(e.id) ?? 0) > 1) return idReused(String(id), d.device, path);
       const sender =
         typeof id === "string" || typeof id === "number"
           ? sentCommands.senderOf(path, String(id))
@@ -348,6 +364,7 @@ export class FleetJob {
           timeoutMs,
           startedAt,
           ...(this.observer ? { observer: this.observer } : {}),
+          stream: { origin: client.origin, path: client.streamPath(d.device, ":command") },
         },
         (outcome) => {
           this.waits.delete(wait);
@@ -372,9 +389,14 @@ export class FleetJob {
   }
 
   private ended(d: DeviceRecord, outcome: Exclude<WaitOutcome, { kind: "cancelled" }>): void {
-    if (outcome.kind === "error" && outcome.error.code === "clock-apart") {
-      // A result that may be this device's came, and the clocks cannot say: as the await node
-      // ends it with the error, not "timed out", which would invite sending it again.
+    if (
+      outcome.kind === "error" &&
+      (outcome.error.code === "clock-apart" || outcome.error.code === "id-reused")
+    ) {
+      // A result that may be this device's came and the clocks cannot say (clock-apart), or the
+      // server gave its id to another command of ours, so no marker is surely its own (id-reused).
+      // Sent, so it may run: as the await node ends it with the error, a device failed, not timed
+      // out, which would invite sending it again.
       this.fail(d, outcome.error, true);
       return;
     }

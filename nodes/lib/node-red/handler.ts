@@ -1,7 +1,8 @@
 // The one input-handler shape of every worker node: show that work started, run the node's async
 // step, send what it returns, then call done() exactly once, or done(err) with a translated
 // EdgeError so a Catch node sees it. Every message ends in one output or one error; a message
-// cancelled by close or msg.reset ends with done() alone. Node-RED never awaits an input
+// cancelled by close or msg.reset ends with done() alone (a cancel in the editor's tab is an
+// error, `cancelled`). Node-RED never awaits an input
 // listener, so nothing here may reject. A node whose configuration is invalid says so at deploy
 // with a red status that stays, and refuses every message with that error.
 import { setMaxListeners } from "node:events";
@@ -235,11 +236,14 @@ export function handleInput(
       const removed = fitForCatch(msg);
       if (err.status !== undefined) msg.statusCode = err.status;
       msg.edgeError = removed.length > 0 ? { ...err.toJSON(), removed } : err.toJSON();
-      show(
-        fault?.error === err
-          ? accountFaultStatus(t, fault)
-          : { fill: "red", shape: "ring", text: errorStatus(t, err) },
-      );
+      // A cancel in the editor's tab: the node says itself how many it cancelled and what is left
+      // (in-flight.ts), which a red ring per message, shown after it, would replace.
+      if (err.code !== "cancelled")
+        show(
+          fault?.error === err
+            ? accountFaultStatus(t, fault)
+            : { fill: "red", shape: "ring", text: errorStatus(t, err) },
+        );
     } catch {
       // The error still ends the message below.
     }

@@ -31,7 +31,7 @@ function wait(props) {
     started: view.startedAt,
     device: () => view.device,
     describe: () => view,
-    cancel() {
+    cancelFromTab() {
       this.cancelled = true;
     },
   };
