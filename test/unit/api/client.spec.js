@@ -161,11 +161,19 @@ describe("API client", function () {
       assert.equal(req.headers["x-auth-user"], undefined);
     });
 
-    it("sends a path segment such as a/../b?x#y encoded as one segment", async function () {
-      const err = await rejection(client.getDevice("a/../b?x#y"));
+    it("sends a path segment such as a/b.c?x#y encoded as one segment", async function () {
+      const err = await rejection(client.getDevice("a/b.c?x#y"));
       assert.equal(err.code, "not-found");
       const req = await lastRequest(sim);
-      assert.equal(req.url, "/v5.0/demo/device/a%2F..%2Fb%3Fx%23y");
+      assert.equal(req.url, "/v5.0/demo/device/a%2Fb.c%3Fx%23y");
+    });
+
+    it("refuses a/../b before any request: a server that decodes %2F would read another device", async function () {
+      // Issue 35, item 14: encoded as one segment it went out as a%2F..%2Fb.
+      const before = await lastRequest(sim);
+      const err = await rejection(client.getDevice("a/../b?x#y"));
+      assert.equal(err.code, "dot-name");
+      assert.deepEqual(await lastRequest(sim), before);
     });
 
     it("refuses a name made only of dots, also written %2E, before any request", async function () {
