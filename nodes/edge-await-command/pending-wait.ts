@@ -8,6 +8,7 @@ import { EdgeError } from "../lib/api/errors";
 import type { DeviceEvent } from "../lib/api/types";
 import { CommandWait } from "../lib/commands/command-wait";
 import type { CommandWaitOptions, WaitOutcome } from "../lib/commands/command-wait";
+import { namesCommand } from "../lib/commands/markers";
 import type { CommandRef } from "../lib/commands/command-ref";
 import type { InboxPoller } from "../lib/commands/inbox-poller";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
@@ -206,6 +207,8 @@ export class PendingWait extends CommandWait implements ListedWait {
     msg.payload = marker;
     msg.markers = markers;
     msg.elapsed = elapsed;
+    // Taken by its date, not by the command's id: the docs say what that can swap.
+    if (marker && !namesCommand(marker, this.commandId)) msg.matchedBy = "date";
     if (output === "timeout") msg.timedOut = this.timedOut(inboxError);
     const out: (NodeMessage | null)[] = Object.keys(OUTPUTS).map(() => null);
     const { index, fill } = OUTPUTS[output];

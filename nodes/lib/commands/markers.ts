@@ -108,6 +108,18 @@ export function tokensOf(s: string): string[] {
   return s.match(ID_TOKENS) ?? [];
 }
 
+/**
+ * Whether `event` is a marker that names command `id` (as text or a number, as a whole token).
+ * A result taken from a marker that does not was matched by its date alone (a server whose
+ * markers name no command): outputs say so (matchedBy "date"), since two identical commands
+ * answered out of order swap their results there (issue 35, item 10).
+ */
+export function namesCommand(event: DeviceEvent, id: string | null | undefined): boolean {
+  if (!id) return false;
+  const marker = markerOf(event);
+  return marker !== undefined && marker.strings.some((s) => holdsId(s, id));
+}
+
 /** True when one of the marker's strings holds an id of a known shape. */
 export function namesSomeId(marker: Marker): boolean {
   return marker.strings.some((s) => ID_SHAPES.test(s));

@@ -19,6 +19,7 @@ import type { CommandRef } from "../commands/command-ref";
 import { LOCAL_CLOCK_SKEW_MS, sinceOf } from "../commands/command-time";
 import type { InboxPoller } from "../commands/inbox-poller";
 import type { InboxObserver } from "../commands/inbox-types";
+import { namesCommand } from "../commands/markers";
 import { sendToDevice } from "../commands/send";
 import { idReused, sentCommands } from "../commands/sent-commands";
 import type { SentCommand } from "../commands/send";
@@ -428,6 +429,7 @@ export class FleetJob {
     d.state = "ended";
     d.outcome = outcome;
     d.elapsed = elapsed;
+    if (marker && !namesCommand(marker, d.commandId)) d.matchedBy = "date";
     if (error) {
       d.error = error.code;
       d.message = this.hooks.describe(error);

@@ -32,6 +32,8 @@ export interface DeviceRecord {
    * resumed after a crash with its command sent before it: its outcome may have been told then.
    */
   mayHaveBeenSent?: boolean;
+  /** Its result came from a marker naming no command, matched by date (markers.ts namesCommand). */
+  matchedBy?: "date";
 }
 
 export interface RolloutSettings {
@@ -123,6 +125,7 @@ function checkDevice(d: unknown): boolean {
     optional(d.error, (v) => typeof v === "string") &&
     optional(d.message, (v) => typeof v === "string") &&
     optional(d.mayHaveBeenSent, (v) => typeof v === "boolean") &&
+    optional(d.matchedBy, (v) => v === "date") &&
     // A device being sent or sent knows when; an ended one has its outcome.
     (d.state === "pending" || d.state === "ended" || isNumber(d.sentAt)) &&
     (d.state !== "ended" || d.outcome !== undefined)

@@ -17,6 +17,8 @@ export interface DeviceReport {
    * cut its job off after its command went out (its outcome may have been told before); else absent.
    */
   mayHaveBeenSent?: true;
+  /** Its result came from a marker that names no command, taken by its date. */
+  matchedBy?: "date";
 }
 
 /** The job, its devices counted per outcome, how and when it ended, and each device. */
@@ -55,6 +57,7 @@ export function reportOf(
       error: d.error ?? null,
       ...(d.message !== undefined ? { message: d.message } : {}),
       ...(d.mayHaveBeenSent === true ? { mayHaveBeenSent: true as const } : {}),
+      ...(d.matchedBy === "date" ? { matchedBy: "date" as const } : {}),
     })),
   };
 }

@@ -81,6 +81,8 @@ describe("unit: fleet/fleet-job", function () {
     const [d] = job.devices;
     assert.equal(d.outcome, "complete");
     assert.equal(d.commandId, posted.json.body.id);
+    // The simulator's markers name their command: matched by id, so no matchedBy.
+    assert.equal(d.matchedBy, undefined);
     assert.equal(heard.devices.length, 1);
   });
 
@@ -251,5 +253,33 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(await third, false);
     turns.release();
     assert.equal(await turns.take(signal), true);
+  });
+});
+
+describe("unit: fleet/report, a device matched by date", function () {
+  const { reportOf } = lib("fleet/report");
+  const ended = (extra) => ({
+    device: "pump-3",
+    state: "ended",
+    sentAt: 1,
+    commandId: "7",
+    outcome: "complete",
+    elapsed: 5,
+    ...extra,
+  });
+
+  it('should say matchedBy "date" for a device whose result marker named no command', function () {
+    const job = record([ended({ matchedBy: "date" }), ended({ device: "lcd-board" })]);
+    assert.equal(checkJobRecord(job).ok, true);
+    const report = reportOf(job, { restored: false, dryRun: false, endedAt: 9 });
+    assert.equal(report.devices[0].matchedBy, "date");
+    assert.equal("matchedBy" in report.devices[1], false);
+  });
+
+  it("should refuse a saved device whose matchedBy is not date", function () {
+    assert.deepEqual(checkJobRecord(record([ended({ matchedBy: "id" })])), {
+      ok: false,
+      field: "devices",
+    });
   });
 });
