@@ -134,6 +134,48 @@ describe("the fault harness's second invariant: no command executed more often t
   });
 });
 
+describe("the fault harness's third invariant: no wait timed out when its answer was in good time", function () {
+  const { notTimedOutWhenAnswered } = require("./invariants");
+  const behaviour = { marker: { ref: "string" } };
+  const rec = {
+    inputs: [{ n: 3, kind: "command", device: "dev2" }],
+    probeInputs: [],
+    outputs: [{ sink: "a1.late", n: 3, t: 10_300 }],
+  };
+  // The command dated 12 s (a server clock 2 s ahead), its FAULT written 300 ms before the late.
+  const logOf = (answerDate) => ({
+    requests: [],
+    executed: [
+      { t: 10_000, device: "dev2", commandId: "c3", elems: { "/fuzz/n": 3 }, creationDate: 12_000 },
+    ],
+    markers: [
+      {
+        t: 10_000,
+        device: "dev2",
+        commandId: "c3",
+        name: "COMMAND_FAULT",
+        foreign: false,
+        creationDate: answerDate,
+      },
+    ],
+  });
+
+  it("says a wait timed out though its answer, dated up to 5 s before its command, was there", function () {
+    const [v, more] = notTimedOutWhenAnswered(rec, logOf(12_000 - 5000), behaviour);
+    assert.equal(more, undefined);
+    assert.match(
+      v.text,
+      /a1.late for #3 \(command c3 on dev2\), though its COMMAND_FAULT was written 300 ms before, dated -3000 ms off the time it was written and 5000 ms before its command$/,
+    );
+  });
+
+  it("promises nothing for an answer dated more than 5 s before its command, as the docs", function () {
+    // Seed -187325565, path 10 of the stamps property: a device clock 3 s behind and the server's
+    // clock stepped back 3 s after the command dated its FAULT 6 s before it.
+    assert.deepEqual(notTimedOutWhenAnswered(rec, logOf(12_000 - 6000), behaviour), []);
+  });
+});
+
 describe("the fault harness's fourth invariant: a fleet report's totals are its devices' tally", function () {
   const { reportTotals } = require("./invariants");
   const input = { n: 2, kind: "fleet", devices: ["dev1", "dev5"], group: 1 };
