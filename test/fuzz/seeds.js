@@ -290,6 +290,17 @@ const seeds = [
       "a flows deploy marked the fleet node `d: true` mid-rollout and enabled it 1 s later: " +
       "both jobs, running and queued, were forgotten, and no report came",
   },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "93",
+    found:
+      "a nodes deploy disabled the fleet node while dev3 ran its command; the await node's read of " +
+      "dev3's inbox took the command's COMPLETE meanwhile and dropped it as the marker of an ended " +
+      "wait: the resumed job ended dev3 timed out at its last read, 370 ms after the COMPLETE " +
+      "(invariant 3; about 1 run in 5)",
+  },
 ];
 
 module.exports = { seeds, named };
