@@ -330,6 +330,17 @@ const seeds = [
       "command, past the 5 s the docs read back; the await ended timed out and invariant 3 " +
       "asked for the FAULT. It now asks only for answers dated within those 5 s",
   },
+  {
+    item: "35.5",
+    property: "disable",
+    seed: 3501,
+    path: "93",
+    found:
+      "a nodes deploy disabled the fleet node while dev3 ran its command; the await node's read of " +
+      "dev3's inbox took the command's COMPLETE meanwhile and dropped it as the marker of an ended " +
+      "wait: the resumed job ended dev3 timed out at its last read, 370 ms after the COMPLETE " +
+      "(invariant 3; about 1 run in 5)",
+  },
 ];
 
 module.exports = { seeds, named };

@@ -10,8 +10,9 @@
 // waits' index by command id, so the cost does not grow with the number of waits. A marker that
 // names an id, but of no pending wait, belongs to none of them: it waits, unclaimed, for a wait
 // that may start a moment later, or for the oldest wait without a command id created at or before
-// it. A marker that names no id at all belongs to the oldest wait created at or before it. Every
-// marker goes to exactly one wait. A marker that names a wait's id is its own whatever its date:
+// it; one that names the id of a wait that has ended waits only for a wait with that id (the
+// wait resumed after a deploy). A marker that names no id at all belongs to the oldest wait
+// created at or before it. Every marker goes to at most one wait. A marker that names a wait's id is its own whatever its date:
 // reads go back MARKER_EARLY_MS past the oldest wait's date, for answers dated a little before
 // their command (a device's clock, a step of the server's), and dates choose only among markers
 // that name no command, never for a wait whose command's date is a day or more from our clock
@@ -294,8 +295,27 @@ export class InboxWatch implements EntryOwner {
       this.handLive(byId, marker, date);
       return;
     }
-    // A late marker of a wait that has ended belongs to nobody else.
-    if (this.waits.endedIdOf(marker)) return;
+    // A late marker of a wait that has ended belongs to nobody else, but it stays, unclaimed, for
+    // a wait with that id that starts later: the same wait resumed when its node starts again.
+    // A deploy that disables a node (or restarts it) cancels its waits, and the account's other
+    // waits on the inbox go on reading it meanwhile: dropped, the COMPLETE they read was never
+    // read again (it is seen), and the resumed wait ended timed out at its one last read, though
+    // its device had answered in good time (issue 35: a fleet device, 370 ms after its answer).
+    if (this.waits.endedIdOf(marker)) {
+      this.unclaimed.add(
+        {
+          marker,
+          date,
+          readAt: now,
+          named: true,
+          ofEnded: true,
+          claimed: false,
+          lengths: new Set(),
+        },
+        this.waits.idLengths,
+      );
+      return;
+    }
     const named = namesSomeId(marker) || this.waits.hasIdShaped(marker);
     let oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
     // A wait whose command's date is a day from our clock takes nothing by date; it is told of a

@@ -17,6 +17,8 @@ export interface Unclaimed {
   readonly readAt: number;
   /** Names some id (not of a pending wait): only a wait with that id, or one without id, takes it. */
   readonly named: boolean;
+  /** Names the id of a wait that has ended: only a wait with that id (resumed) takes it. */
+  readonly ofEnded?: boolean;
   claimed: boolean;
   /** Lengths of the substrings it is indexed by. */
   readonly lengths: Set<number>;
@@ -75,7 +77,10 @@ export class UnclaimedMarkers {
     return found.sort((a, b) => a.date - b.date);
   }
 
-  /** Unclaimed markers created at or after `since`, oldest first, named ones only if asked. */
+  /**
+   * Unclaimed markers created at or after `since`, oldest first, named ones only if asked; never
+   * those of an ended wait's id, which go to a wait with that id alone.
+   */
   since(since: number, named: boolean): Unclaimed[] {
     let lo = 0;
     let hi = this.byDate.length;
@@ -87,7 +92,7 @@ export class UnclaimedMarkers {
     const out: Unclaimed[] = [];
     for (let i = lo; i < this.byDate.length; i++) {
       const item = this.byDate[i] as Unclaimed;
-      if (!item.claimed && (named || !item.named)) out.push(item);
+      if (!item.claimed && !item.ofEnded && (named || !item.named)) out.push(item);
     }
     return out;
   }

@@ -142,4 +142,39 @@ describe("lib/commands/command-wait", function () {
     first.cancel();
     assert.equal(poller.size, 0, "an ended wait still holds the inbox");
   });
+
+  it("resumed with its id, takes the result another wait read while it stood cancelled", async function () {
+    // Issue 35 (seed 35.5): a deploy disables the node of a wait (its wait is cancelled, to be
+    // resumed); another node's wait on the same inbox, through the same account, reads the
+    // command's COMPLETE meanwhile. The resumed wait must take it, not end timed out at its last
+    // read, which finds the marker already read.
+    const id = newId();
+    const stopped = wait(id);
+    stopped.start(poller, inbox, stopped.timeoutMs);
+    stopped.cancel();
+    const other = newId();
+    const reader = wait(other);
+    reader.start(poller, inbox, reader.timeoutMs);
+    await marker("COMMAND_COMPLETE", id);
+    await marker("COMMAND_COMPLETE", other);
+    await ended(reader);
+    assert.equal(reader.outcomes[0].kind, "complete");
+    // A wait without a command id takes markers by date, but never one naming an ended wait's id.
+    const noId = wait(undefined, 150);
+    noId.start(poller, inbox, noId.timeoutMs);
+    await ended(noId);
+    assert.equal(noId.outcomes[0].kind, "timed-out");
+    // Resumed past its deadline: its one last read alone would find nothing new.
+    const resumed = new RecordingWait({
+      commandId: id,
+      since: stopped.since,
+      intervalMs: 100,
+      timeoutMs: 200,
+      startedAt: Date.now() - 1000,
+    });
+    resumed.start(poller, inbox, resumed.startedAt + resumed.timeoutMs - Date.now());
+    await ended(resumed);
+    assert.equal(resumed.outcomes[0].kind, "complete");
+    assert.equal(resumed.outcomes[0].marker.elems.cmd.ref, id);
+  });
 });
