@@ -58,6 +58,20 @@ export type Translate = (key: string, params?: Record<string, unknown>) => strin
 const MARK = "\uE000";
 const MARKED = new RegExp(`${MARK}([^${MARK}]+)${MARK}`, "g");
 
+/** English plural rules, for the shipped catalog read when the runtime has none loaded. */
+const ENGLISH_PLURALS = new Intl.PluralRules("en");
+
+/**
+ * The English catalog's key for a plural text (i18next's `key_one`/`key_other`) with a numeric
+ * `count`, else undefined: the key is not plural.
+ */
+function plural(ns: string, key: string, params: Record<string, unknown>): string | undefined {
+  if (typeof params.count !== "number") return undefined;
+  if (lookup(english(ns), `${key}_other`) === undefined) return undefined;
+  const form = `${key}_${ENGLISH_PLURALS.select(params.count)}`;
+  return lookup(english(ns), form) === undefined ? `${key}_other` : form;
+}
+
 /** A translator for one node's catalog (`name`), with `edge.*` keys read from the shared one. */
 export function translator(RED: NodeAPI, name: string): Translate {
   const translate: Translate = (key, params = {}) => {
@@ -65,14 +79,28 @@ export function translator(RED: NodeAPI, name: string): Translate {
     const full = `${MODULE}/${ns}:${key}`;
     const text = RED._(full, params as Record<string, string | number>);
     if (typeof text === "string" && text !== full && text !== key) return text;
-    const template = lookup(english(ns), key);
+    const template = lookup(english(ns), plural(ns, key, params) ?? key);
     return template === undefined ? key : interpolate(template, params);
   };
+  // A plural text (`read, 1 key` / `read, 2 keys`) is picked by i18next by the number itself, so
+  // it is cached per number, in a map of its own kept small: a node shows few different counts.
+  const plurals = new Map<string, string>();
   // A busy node shows a status per message, and i18next took 15% of the CPU of the command
   // benchmark. The runtime's language is fixed once it runs, so each key is translated once,
   // with markers in place of its parameters, and the values are put in per call.
   const texts = new Map<string, string>();
   return (key, params = {}) => {
+    const ns = key.startsWith("edge.") ? SHARED : name;
+    if (plural(ns, key, params) !== undefined) {
+      const pid = `${key}#${String(params.count)}?${Object.keys(params).join("&")}`;
+      let text = plurals.get(pid);
+      if (text === undefined) {
+        text = translate(key, params);
+        if (plurals.size >= 100) plurals.clear();
+        plurals.set(pid, text);
+      }
+      return text;
+    }
     const names = Object.keys(params);
     const id = names.length === 0 ? key : `${key}?${names.join("&")}`;
     let text = texts.get(id);
