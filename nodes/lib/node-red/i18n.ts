@@ -48,7 +48,7 @@ export function interpolate(template: string, params: Record<string, unknown>): 
 // the sentence in the runtime's language in its place on the way to a flow (errorText below).
 // Every node loads this module, so the texts are set before any node can fail.
 setErrorTexts((code, params) => {
-  const template = lookup(english(SHARED), `edge.errors.${code}`);
+  const template = lookup(english(SHARED), withContext(`edge.errors.${code}`, params));
   return template === undefined ? undefined : interpolate(template, params);
 });
 
@@ -57,6 +57,18 @@ export type Translate = (key: string, params?: Record<string, unknown>) => strin
 /** Stands for a parameter in a cached text; a private-use character no catalog contains. */
 const MARK = "\uE000";
 const MARKED = new RegExp(`${MARK}([^${MARK}]+)${MARK}`, "g");
+
+/**
+ * The key i18next reads for a `context` parameter (`edge.errors.tls` with context `http`:
+ * `edge.errors.tls_http`) when the English catalog has it, else the key itself.
+ */
+function withContext(key: string, params: Record<string, unknown>): string {
+  if (typeof params.context !== "string") return key;
+  const ns = key.startsWith("edge.") ? SHARED : undefined;
+  if (ns === undefined) return key;
+  const variant = `${key}_${params.context}`;
+  return lookup(english(ns), variant) === undefined ? key : variant;
+}
 
 /** English plural rules, for the shipped catalog read when the runtime has none loaded. */
 const ENGLISH_PLURALS = new Intl.PluralRules("en");
@@ -79,7 +91,7 @@ export function translator(RED: NodeAPI, name: string): Translate {
     const full = `${MODULE}/${ns}:${key}`;
     const text = RED._(full, params as Record<string, string | number>);
     if (typeof text === "string" && text !== full && text !== key) return text;
-    const template = lookup(english(ns), plural(ns, key, params) ?? key);
+    const template = lookup(english(ns), plural(ns, key, params) ?? withContext(key, params));
     return template === undefined ? key : interpolate(template, params);
   };
   // A plural text (`read, 1 key` / `read, 2 keys`) is picked by i18next by the number itself, so
@@ -101,12 +113,15 @@ export function translator(RED: NodeAPI, name: string): Translate {
       }
       return text;
     }
-    const names = Object.keys(params);
-    const id = names.length === 0 ? key : `${key}?${names.join("&")}`;
+    // A context picks another text (i18next's `key_context`): its value is part of the key.
+    const context = typeof params.context === "string" ? params.context : undefined;
+    const names = Object.keys(params).filter((n) => n !== "context");
+    const base = context === undefined ? key : `${key}#${context}`;
+    const id = names.length === 0 ? base : `${base}?${names.join("&")}`;
     let text = texts.get(id);
     if (text === undefined) {
       const marks = Object.fromEntries(names.map((n) => [n, `${MARK}${n}${MARK}`]));
-      text = translate(key, marks);
+      text = translate(key, context === undefined ? marks : { ...marks, context });
       texts.set(id, text);
     }
     if (names.length === 0) return text;
