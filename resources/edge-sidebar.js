@@ -208,10 +208,15 @@
     return bar;
   }
 
-  /** A job's state: running or stopping, or how it ended ("done 10/12", "cancelled 3/12"). */
+  /**
+   * A job's state with the one count the node's status and the report use, the devices whose
+   * outcome is complete of all ("running: 4/12 complete", "cancelled: 5/12 complete"): never the
+   * devices that ended, which would read 12/12 for a job that sent 6.
+   */
   function jobState(r) {
     var ended = r.endedAt !== undefined && r.endedAt !== null;
-    var text = ended ? _("end." + r.state, { complete: r.complete, total: r.total }) : _(r.state);
+    var count = _("count", { complete: r.complete, total: r.total });
+    var text = ended ? _("end." + r.state, { progress: count }) : _(r.state) + ": " + count;
     return text + (r.restored ? " (" + _("restored") + ")" : "");
   }
 

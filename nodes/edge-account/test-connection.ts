@@ -16,7 +16,6 @@ import { parseBaseUrl } from "../lib/api/account-settings";
 import { EdgeError } from "../lib/api/errors";
 import { proxyHost } from "../lib/api/proxy-pool";
 import { redact } from "../lib/api/redact";
-import { errorText } from "../lib/node-red/i18n";
 import type { Translate } from "../lib/node-red/i18n";
 import { editorPost } from "./admin-guard";
 import { apiPathIn, probe } from "./connection-probe";
@@ -168,12 +167,18 @@ export function registerTestConnection(RED: NodeAPI, t: Translate): void {
         err instanceof EdgeError
           ? err
           : new EdgeError("network", { origin: "?", detail: String(err) });
-      const failed = t("edge-account.test.failed", { message: errorText(t, e) });
+      // A refused connection says where and what to check, not the probe's own request: its
+      // method and path stay in the error (for logs), not in what the user reads.
+      const params: Record<string, string | number> =
+        e.code === "refused" ? { origin: e.params.origin ?? "", context: "probe" } : e.params;
+      const failed = t("edge-account.test.failed", {
+        message: t(`edge.errors.${e.code}`, params),
+      });
       return {
         ok: false,
         code: e.code,
         status: e.status,
-        params: e.params,
+        params,
         proxy,
         message: proxy ? t("edge-account.test.viaProxy", { message: failed, proxy }) : failed,
       };

@@ -62,7 +62,10 @@ export = function (RED: NodeAPI): void {
         msg.payload = result.state;
         msg.device = result;
         const keys = Object.keys(result.state).length;
-        return { send: msg, status: () => t(`edge-device-state.status.${mode}`, { keys }) };
+        return {
+          send: msg,
+          status: () => t(`edge-device-state.status.${mode}`, { count: keys }),
+        };
       },
       { account: def.account, invalid },
     ).limitBy(intakeOf(RED, def.account));

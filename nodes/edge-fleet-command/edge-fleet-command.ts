@@ -13,7 +13,7 @@ import { serializeMessage } from "../lib/records/saved-message";
 import { FleetJob, rememberJob } from "../lib/fleet/fleet-job";
 import type { DeviceResult, FleetJobHooks } from "../lib/fleet/fleet-job";
 import type { InboxObserver } from "../lib/commands/inbox-types";
-import { countsOf, progressCounts } from "../lib/fleet/counts";
+import { countsOf, progressCounts, summaryOf } from "../lib/fleet/counts";
 import type { DeviceRecord, JobRecord, JobSettings, QueuedPlan } from "../lib/fleet/job";
 import { reportOf } from "../lib/fleet/report";
 import { forgetEndedJobs, registerJob } from "../lib/account/jobs";
@@ -158,13 +158,15 @@ function unsentResult(d: DeviceRecord): DeviceResult {
   return { record: d, command: null, marker: null, markers: [] };
 }
 
-/** The node's short status for a job: `12/40 · 2 ✗`. */
+/**
+ * The node's short status for a job, the count the sidebar's row and the report use:
+ * `10/12 complete · 2 ✗` while it runs and when done, `cancelled: 5/12 complete` when stopped (the
+ * failures then only in the fill and the sidebar: the words and counts would not fit).
+ */
 function progressText(t: Translate, job: JobRecord): string {
-  const c = countsOf(job.devices);
-  const done = c.total - c.inFlight - c.pending;
-  const failed = c.fault + c.timedOut + c.failed;
-  const key = failed > 0 ? "progressFailed" : "progress";
-  const text = t(`edge-fleet-command.status.${key}`, { done, total: c.total, failed });
+  const s = summaryOf(countsOf(job.devices));
+  const key = s.failed > 0 && job.stopped === undefined ? "progressFailed" : "progress";
+  const text = t(`edge-fleet-command.status.${key}`, s);
   if (job.stopped === undefined) return text;
   return t(`edge-fleet-command.status.${job.stopped}`, { progress: text });
 }
@@ -304,7 +306,7 @@ export = function (RED: NodeAPI): void {
           const endedAt = Date.now();
           listing.ended(key, viewOf(record, restored), record.stopped ?? "done", endedAt);
           const report = reportOf(record, { restored, dryRun: false, endedAt });
-          const failed = report.fault + report.timedOut + report.failed;
+          const { failed } = summaryOf(report);
           msg.payload = report;
           if (restored) msg.restored = true;
           resolve({

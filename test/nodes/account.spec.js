@@ -196,7 +196,25 @@ describe("edge-account", function () {
     await deploy();
     const answer = await test({ baseUrl: "http://127.0.0.1:1", company: "demo", token: "x" });
     assert.equal(answer.ok, false);
-    assert.match(answer.message, /Connection refused/);
+    // Where and what to check, not the probe's own request (its path stays in the error's log).
+    assert.equal(
+      answer.message,
+      "Failed: Connection refused by http://127.0.0.1:1: is the server running, and are the Base URL's host and port right?",
+    );
+    assert.equal(answer.code, "refused");
+    assert.deepEqual(answer.params, { origin: "http://127.0.0.1:1", context: "probe" });
+  });
+
+  it("answers Test connection to an https:// URL of a plain-http server: try an http:// Base URL", async function () {
+    await deploy();
+    const baseUrl = env.sim.url.replace(/^http:/, "https:");
+    const answer = await test({ baseUrl, company: "demo", token: env.sim.token });
+    assert.equal(answer.ok, false);
+    assert.equal(answer.code, "tls");
+    assert.match(
+      answer.message,
+      /^Failed: TLS failure talking to https:\/\/127\.0\.0\.1:\d+ \(ERR_SSL_\w+\): the server may speak http: try an http:\/\/ Base URL$/,
+    );
   });
 
   describe("with adminAuth on, in a real Node-RED", function () {

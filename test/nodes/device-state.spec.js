@@ -57,10 +57,15 @@ describe("edge-device-state", function () {
 
   it("replaces the whole state with msg.payload", async function () {
     const { n1, out } = await start(env.sim, { device: "lcd-board", mode: "replace" });
+    const shown = statuses(n1);
     n1.receive({ payload: { "/lcd/txt1": "Bye", "/lcd/period": 5, "/lcd/on": true } });
     const msg = await next(out);
     assert.deepEqual(msg.payload, { "/lcd/txt1": "Bye", "/lcd/period": 5, "/lcd/on": true });
     assert.equal(msg.device.id, LCD);
+    assert.equal(shown.at(-1).text, "replaced, 3 keys");
+    n1.receive({ payload: { "/lcd/txt1": "One" } });
+    await next(out);
+    assert.equal(shown.at(-1).text, "replaced, 1 key");
   });
 
   it("merges keys into the state, removing those set to null", async function () {

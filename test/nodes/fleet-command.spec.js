@@ -95,7 +95,7 @@ describe("edge-fleet-command", function () {
     }
     for (const name of names) assert.equal(await commandsOf(env.sim, name), 1);
     await noMessage(each, 200);
-    assert.deepEqual(shown.at(-1), { fill: "green", shape: "dot", text: "5/5" });
+    assert.deepEqual(shown.at(-1), { fill: "green", shape: "dot", text: "5/5 complete" });
   });
 
   it("reports a faulting and an offline device with their outcomes, the others complete", async function () {
@@ -125,7 +125,7 @@ describe("edge-fleet-command", function () {
     assert.match(JSON.stringify(msgs.find((m) => m.device === "bad-1").payload), /COMMAND_FAULT/);
     assert.equal(msgs.find((m) => m.device === "off-1").payload, null);
     await noMessage(each, 200);
-    assert.deepEqual(shown.at(-1), { fill: "yellow", shape: "dot", text: "4/4 · 2 ✗" });
+    assert.deepEqual(shown.at(-1), { fill: "yellow", shape: "dot", text: "2/4 complete · 2 ✗" });
   });
 
   it("stops the rollout after Max failures: the rest are not sent and the report says aborted", async function () {
@@ -136,10 +136,13 @@ describe("edge-fleet-command", function () {
       concurrency: 1,
       maxFailures: 2,
     });
+    const shown = statuses(f1);
     f1.receive({ payload: ELEMS });
     const r = (await next(report, 15000)).payload;
     assert.equal(r.aborted, true);
     assert.deepEqual([r.fault, r.notSent], [2, 3]);
+    // 3 devices were never sent anything: the status counts complete devices, never 5/5.
+    assert.deepEqual(shown.at(-1), { fill: "red", shape: "dot", text: "aborted: 0/5 complete" });
     assert.deepEqual(
       r.devices.map((d) => d.outcome),
       ["fault", "fault", "not-sent", "not-sent", "not-sent"],
@@ -339,6 +342,7 @@ describe("edge-fleet-command", function () {
       devices: names.join(","),
       rate: 4,
     });
+    const shown = statuses(f1);
     f1.receive({ payload: ELEMS });
     await next(each, 10000);
     f1.receive({ cancel: true });
@@ -348,6 +352,12 @@ describe("edge-fleet-command", function () {
     assert.equal(r.aborted, false);
     assert.ok(r.complete >= 1 && r.notSent >= 1, JSON.stringify(r));
     assert.equal(r.complete + r.notSent, 8);
+    // The same count as the report's and the sidebar's: complete devices of all, not 8/8.
+    assert.deepEqual(shown.at(-1), {
+      fill: "green",
+      shape: "dot",
+      text: `cancelled: ${r.complete}/8 complete`,
+    });
     for (const d of r.devices)
       assert.equal(await commandsOf(env.sim, d.device), d.outcome === "complete" ? 1 : 0);
     await noMessage(report, 300);

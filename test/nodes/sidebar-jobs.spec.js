@@ -5,12 +5,17 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor } = require("../support/simulator");
-const { helper, withRedAndSimulator, next, noMessage } = require("../support/red");
+const { helper, withRedAndSimulator, next, noMessage, statuses } = require("../support/red");
 const { startFlow } = require("../support/flow");
 const { addDevices, commandsOf, fleetNode } = require("../support/fleet");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "shift target 42" };
+
+const TAB = require("../../locales/en-US/edge-account.json")["edge-account"].sidebar;
+const fill = (text, params) => text.replace(/__(\w+)__/g, (w, n) => String(params[n] ?? w));
+/** An ended job's state as the tab's row shows it (resources/edge-sidebar.js, jobState). */
+const tabState = (row) => fill(TAB.end[row.state], { progress: fill(TAB.count, row) });
 
 async function jobs() {
   const res = await helper.request().get("/edge-account/sidebar").expect(200);
@@ -105,6 +110,7 @@ describe("edge devices sidebar: fleet jobs", function () {
     );
     const logged = [];
     get("f1").on("call:log", (call) => logged.push(String(call.args[0])));
+    const shown = statuses(get("f1"));
     // No msg.job: the node names the job itself, and the row says it was not given a name.
     get("f1").receive({ payload: ELEMS });
     const row = await waitFor(
@@ -143,6 +149,10 @@ describe("edge devices sidebar: fleet jobs", function () {
     assert.equal(await commandsOf(env.sim, "ok-1"), 0);
     const ended = (await jobs()).rows[0];
     assert.deepEqual([ended.id, ended.state, ended.named], [row.id, "cancelled", false]);
+    // The node's status and the tab's row read the same count with the same word: 2 devices
+    // complete of 4, never 4/4 for a job that sent 2.
+    assert.equal(shown.at(-1).text, "cancelled: 2/4 complete");
+    assert.equal(tabState(ended), "cancelled: 2/4 complete");
     // The job's message ended once, with its report: no error, no second report (issue 35: a
     // Cancel in the tab ends every message it cancels, a job with its report as msg.cancel does).
     await noMessage(get("report"), 200);

@@ -266,10 +266,10 @@ describe("the edge devices sidebar in a browser", function () {
     await job.waitFor();
     await control("PUT", "/devices/unit-009/online", { online: true });
     await page.waitForFunction(() =>
-      /done 11\/12/.test(document.querySelector(".edge-sidebar-job")?.innerText ?? ""),
+      /done: 11\/12 complete/.test(document.querySelector(".edge-sidebar-job")?.innerText ?? ""),
     );
     const text = await job.innerText();
-    assert.match(text, /LCD text to 12 units · 12 devices · done 11\/12/);
+    assert.match(text, /LCD text to 12 units · 12 devices · done: 11\/12 complete/);
     assert.match(text, /Ended \d/);
     assert.match(text, /11 complete · 1 fault/);
     assert.equal(await job.locator(".edge-sidebar-cancel-job").count(), 0);

@@ -83,7 +83,7 @@ function tunnelStatus(err: unknown): number | undefined {
  * OpenSSL's words for bytes that are no TLS record at all: an HTML page or an HTTP status line
  * where the server's hello should be.
  */
-const NOT_TLS = /^ERR_SSL_(WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST)$/;
+export const NOT_TLS = /^ERR_SSL_(WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST)$/;
 
 /**
  * The proxy's own failures, before the API was reached: its connection refused, its credentials

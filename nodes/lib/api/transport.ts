@@ -5,7 +5,7 @@ import type { Dispatcher, Pool as UndiciPool } from "undici";
 import { follow, unfollow } from "./abort-hub";
 import type { AbortFollower } from "./abort-hub";
 import { EdgeError } from "./errors";
-import { createProxyPool, proxyFailure } from "./proxy-pool";
+import { NOT_TLS, createProxyPool, proxyFailure } from "./proxy-pool";
 import type { ProxySettings } from "./proxy-pool";
 import type { TlsOptions } from "./tls-options";
 
@@ -140,7 +140,13 @@ export function mapTransportError(
   if (code === "UND_ERR_CONNECT_TIMEOUT") {
     return new EdgeError("timeout", { ...where, timeout: a.timeoutMs }, base);
   }
-  if (TLS_CODES.test(code)) return new EdgeError("tls", { origin, detail: code }, base);
+  if (TLS_CODES.test(code)) {
+    // Bytes that are no TLS record: most often an https:// Base URL to a server that speaks http,
+    // and the sentence says so (i18next context `http`: edge.errors.tls_http).
+    const params: Record<string, string> = { origin, detail: code };
+    if (NOT_TLS.test(code)) params.context = "http";
+    return new EdgeError("tls", params, base);
+  }
   const sent = { ...base, mayHaveBeenSent: connected };
   // A command is uncertain only once undici may have written some of it.
   const command = a.method === "POST" && connected;

@@ -86,6 +86,16 @@ export function countsOf(devices: readonly DeviceRecord[]): Counts {
 }
 
 /**
+ * The one count a job is read by, in the node's status, the sidebar's row and the report: devices
+ * whose outcome is complete, of all devices (`5/12 complete`), and the devices that ended in
+ * fault, timed out or failed (`· 1 ✗`). Devices not sent are in neither: a job cancelled after 6
+ * of 12 never reads `12/12`.
+ */
+export function summaryOf(c: OutcomeCounts): { complete: number; total: number; failed: number } {
+  return { complete: c.complete, total: c.total, failed: c.fault + c.timedOut + c.failed };
+}
+
+/**
  * Only the named counts, copied one by one: what the sidebar is handed goes out field by field,
  * so whatever else a node's object holds stays in the runtime.
  */

@@ -48,7 +48,7 @@ export function interpolate(template: string, params: Record<string, unknown>): 
 // the sentence in the runtime's language in its place on the way to a flow (errorText below).
 // Every node loads this module, so the texts are set before any node can fail.
 setErrorTexts((code, params) => {
-  const template = lookup(english(SHARED), `edge.errors.${code}`);
+  const template = lookup(english(SHARED), withContext(`edge.errors.${code}`, params));
   return template === undefined ? undefined : interpolate(template, params);
 });
 
@@ -58,6 +58,32 @@ export type Translate = (key: string, params?: Record<string, unknown>) => strin
 const MARK = "\uE000";
 const MARKED = new RegExp(`${MARK}([^${MARK}]+)${MARK}`, "g");
 
+/**
+ * The key i18next reads for a `context` parameter (`edge.errors.tls` with context `http`:
+ * `edge.errors.tls_http`) when the English catalog has it, else the key itself.
+ */
+function withContext(key: string, params: Record<string, unknown>): string {
+  if (typeof params.context !== "string") return key;
+  const ns = key.startsWith("edge.") ? SHARED : undefined;
+  if (ns === undefined) return key;
+  const variant = `${key}_${params.context}`;
+  return lookup(english(ns), variant) === undefined ? key : variant;
+}
+
+/** English plural rules, for the shipped catalog read when the runtime has none loaded. */
+const ENGLISH_PLURALS = new Intl.PluralRules("en");
+
+/**
+ * The English catalog's key for a plural text (i18next's `key_one`/`key_other`) with a numeric
+ * `count`, else undefined: the key is not plural.
+ */
+function plural(ns: string, key: string, params: Record<string, unknown>): string | undefined {
+  if (typeof params.count !== "number") return undefined;
+  if (lookup(english(ns), `${key}_other`) === undefined) return undefined;
+  const form = `${key}_${ENGLISH_PLURALS.select(params.count)}`;
+  return lookup(english(ns), form) === undefined ? `${key}_other` : form;
+}
+
 /** A translator for one node's catalog (`name`), with `edge.*` keys read from the shared one. */
 export function translator(RED: NodeAPI, name: string): Translate {
   const translate: Translate = (key, params = {}) => {
@@ -65,20 +91,37 @@ export function translator(RED: NodeAPI, name: string): Translate {
     const full = `${MODULE}/${ns}:${key}`;
     const text = RED._(full, params as Record<string, string | number>);
     if (typeof text === "string" && text !== full && text !== key) return text;
-    const template = lookup(english(ns), key);
+    const template = lookup(english(ns), plural(ns, key, params) ?? withContext(key, params));
     return template === undefined ? key : interpolate(template, params);
   };
+  // A plural text (`read, 1 key` / `read, 2 keys`) is picked by i18next by the number itself, so
+  // it is cached per number, in a map of its own kept small: a node shows few different counts.
+  const plurals = new Map<string, string>();
   // A busy node shows a status per message, and i18next took 15% of the CPU of the command
   // benchmark. The runtime's language is fixed once it runs, so each key is translated once,
   // with markers in place of its parameters, and the values are put in per call.
   const texts = new Map<string, string>();
   return (key, params = {}) => {
-    const names = Object.keys(params);
-    const id = names.length === 0 ? key : `${key}?${names.join("&")}`;
+    const ns = key.startsWith("edge.") ? SHARED : name;
+    if (plural(ns, key, params) !== undefined) {
+      const pid = `${key}#${String(params.count)}?${Object.keys(params).join("&")}`;
+      let text = plurals.get(pid);
+      if (text === undefined) {
+        text = translate(key, params);
+        if (plurals.size >= 100) plurals.clear();
+        plurals.set(pid, text);
+      }
+      return text;
+    }
+    // A context picks another text (i18next's `key_context`): its value is part of the key.
+    const context = typeof params.context === "string" ? params.context : undefined;
+    const names = Object.keys(params).filter((n) => n !== "context");
+    const base = context === undefined ? key : `${key}#${context}`;
+    const id = names.length === 0 ? base : `${base}?${names.join("&")}`;
     let text = texts.get(id);
     if (text === undefined) {
       const marks = Object.fromEntries(names.map((n) => [n, `${MARK}${n}${MARK}`]));
-      text = translate(key, marks);
+      text = translate(key, context === undefined ? marks : { ...marks, context });
       texts.set(id, text);
     }
     if (names.length === 0) return text;

@@ -18,7 +18,10 @@ describe("unit: api/errors", function () {
   it("should have a catalog sentence for every code and a code for every sentence", function () {
     for (const lang of ["en-US", "de"])
       assert.deepEqual(
-        Object.keys(catalog(lang).edge.errors).sort(),
+        // A key with an i18next context (`tls_http`) is another sentence of its code.
+        Object.keys(catalog(lang).edge.errors)
+          .filter((k) => !["refused_probe", "tls_http"].includes(k))
+          .sort(),
         [...ERROR_CODES].sort(),
         lang,
       );

@@ -39,6 +39,30 @@ describe("unit: api/transport", function () {
         }
     });
 
+    it("should say what to check when refused, and that an https:// server may speak http", function () {
+      lib("node-red/i18n"); // sets the catalog's sentences
+      const refused = mapTransportError(undiciError("ECONNREFUSED"), attempt(), ORIGIN, false);
+      // The request stays in the error, for logs; the hint is what a user can act on.
+      assert.equal(
+        refused.message,
+        "Connection refused by http://127.0.0.1:9 (GET /v5.0/demo/device/d1): is the server running, and are the Base URL's host and port right?",
+      );
+      const https = "https://127.0.0.1:9";
+      const plain = mapTransportError(
+        undiciError("ERR_SSL_WRONG_VERSION_NUMBER"),
+        attempt(),
+        https,
+        false,
+      );
+      assert.equal(plain.code, "tls");
+      assert.equal(
+        plain.message,
+        "TLS failure talking to https://127.0.0.1:9 (ERR_SSL_WRONG_VERSION_NUMBER): the server may speak http: try an http:// Base URL",
+      );
+      const cert = mapTransportError(undiciError("CERT_HAS_EXPIRED"), attempt(), https, false);
+      assert.equal(cert.message, "TLS failure talking to https://127.0.0.1:9: CERT_HAS_EXPIRED");
+    });
+
     it("should read the code of the cause when undici wraps it", function () {
       const wrapped = Object.assign(new TypeError("fetch failed"), {
         cause: undiciError("ECONNREFUSED"),

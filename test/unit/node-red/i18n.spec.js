@@ -64,4 +64,28 @@ describe("unit: node-red/i18n", function () {
       "Kein Konto",
     );
   });
+
+  it("should say 1 key and 2 keys, in the shipped catalog and through i18next as Node-RED sets it up", async function () {
+    const fallback = translator(runtime(), "edge-device-state");
+    assert.equal(fallback("edge-device-state.status.get", { count: 1 }), "read, 1 key");
+    assert.equal(fallback("edge-device-state.status.get", { count: 2 }), "read, 2 keys");
+    assert.equal(fallback("edge-device-state.status.merge", { count: 0 }), "merged, 0 keys");
+    const i18next = require("i18next").createInstance();
+    const catalog = (lang) => require(`../../../locales/${lang}/edge-device-state.json`);
+    const ns = `${MODULE}/edge-device-state`;
+    await i18next.init({
+      lng: "en-US",
+      showSupportNotice: false,
+      fallbackLng: "en-US",
+      interpolation: { prefix: "__", suffix: "__", escapeValue: false },
+      resources: { "en-US": { [ns]: catalog("en-US") }, de: { [ns]: catalog("de") } },
+    });
+    const t = translator({ _: (key, params) => i18next.t(key, params) }, "edge-device-state");
+    assert.equal(t("edge-device-state.status.get", { count: 1 }), "read, 1 key");
+    assert.equal(t("edge-device-state.status.get", { count: 3 }), "read, 3 keys");
+    assert.equal(t("edge-device-state.status.replace", { count: 1 }), "replaced, 1 key");
+    await i18next.changeLanguage("de");
+    const de = translator({ _: (key, params) => i18next.t(key, params) }, "edge-device-state");
+    assert.equal(de("edge-device-state.status.get", { count: 1 }), "gelesen, 1 Schlüssel");
+  });
 });

@@ -115,6 +115,23 @@ describe("unit: node-red/status", function () {
     assert.deepEqual(long, []);
   });
 
+  it("should keep the fleet node's statuses, one count with its word, to 25 characters in both languages", function () {
+    const long = [];
+    for (const lang of ["en-US", "de"]) {
+      const status = catalog(lang, "edge-fleet-command")["edge-fleet-command"].status;
+      const put = (text, params) => text.replace(/__(\w+)__/g, (w, n) => String(params[n] ?? w));
+      // Running or done: up to hundreds of devices; stopped: up to 99, the stop word before.
+      const running = put(status.progressFailed, { complete: 120, total: 999, failed: 99 });
+      const counts = put(status.progress, { complete: 12, total: 99 });
+      const texts = [
+        running,
+        ...["cancelled", "aborted"].map((k) => put(status[k], { progress: counts })),
+      ];
+      for (const text of texts) if (text.length > MAX_STATUS_CHARS) long.push(`${lang}: "${text}"`);
+    }
+    assert.deepEqual(long, []);
+  });
+
   it("should show an error as a few words while the error keeps the whole sentence", function () {
     const RED = { _: (key) => key };
     const t = translator(RED, "edge-device-state");
