@@ -132,7 +132,9 @@ describe("the README and the docs", function () {
       const catalog = JSON.parse(
         fs.readFileSync(path.join(ROOT, "locales", lang, "edge-account.json"), "utf8"),
       );
-      assert.deepEqual([...listed].sort(), Object.keys(catalog.edge.errors).sort(), lang);
+      // A key with an i18next context (`refused_probe`, `tls_http`) is another sentence of its code.
+      const codes = Object.keys(catalog.edge.errors).filter((k) => !k.includes("_"));
+      assert.deepEqual([...listed].sort(), codes.sort(), lang);
     }
   });
 
