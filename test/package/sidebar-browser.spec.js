@@ -253,7 +253,7 @@ describe("the edge devices sidebar in a browser", function () {
       assert.match(text, /Flottenaufträge/);
       assert.match(
         await de.locator(".edge-sidebar-job").first().innerText(),
-        /läuft[\s\S]*Gesendet 12 \/ 12[\s\S]*10 abgeschlossen · 1 Störung/,
+        /läuft[\s\S]*Gesendet 12 \/ 12[\s\S]*10 erledigt · 1 Störung/,
       );
       await de.screenshot({ path: path.join(SHOTS, "sidebar-de.png") });
     } finally {
