@@ -11,6 +11,7 @@ const assert = require("node:assert/strict");
 const fc = require("fast-check");
 const helper = require("node-red-node-test-helper");
 const { startFuzzServer } = require("./server");
+const { nodeModules } = require("../support/node-types");
 
 helper.init(require.resolve("node-red"));
 
@@ -20,15 +21,7 @@ const CORE = [
   require("@node-red/nodes/core/common/60-link.js"),
   require("@node-red/nodes/core/common/25-catch.js"),
 ];
-const OURS = [
-  require("../../dist/nodes/edge-account/edge-account.js"),
-  require("../../dist/nodes/edge-device-state/edge-device-state.js"),
-  require("../../dist/nodes/edge-send-command/edge-send-command.js"),
-  require("../../dist/nodes/edge-list-events/edge-list-events.js"),
-  require("../../dist/nodes/edge-await-command/edge-await-command.js"),
-  require("../../dist/nodes/edge-watch-events/edge-watch-events.js"),
-  require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js"),
-];
+const OURS = nodeModules();
 const SINKS = ["out.mut", "out.copy", "out.link", "out.sub"];
 
 /** The core-only flow; `names` restarts nodes on a deploy, `off` disables its tab. */

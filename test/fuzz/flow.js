@@ -8,15 +8,10 @@ const { events, hooks } = require("@node-red/util");
 
 helper.init(require.resolve("node-red"));
 const { startFuzzServer } = require("./server");
+const { nodeModules } = require("../support/node-types");
 
 const TYPES = [
-  require("../../dist/nodes/edge-account/edge-account.js"),
-  require("../../dist/nodes/edge-device-state/edge-device-state.js"),
-  require("../../dist/nodes/edge-send-command/edge-send-command.js"),
-  require("../../dist/nodes/edge-list-events/edge-list-events.js"),
-  require("../../dist/nodes/edge-await-command/edge-await-command.js"),
-  require("../../dist/nodes/edge-watch-events/edge-watch-events.js"),
-  require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js"),
+  ...nodeModules(),
   require("@node-red/nodes/core/common/25-catch.js"),
   require("@node-red/nodes/core/function/10-function.js"),
 ];

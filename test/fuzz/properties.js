@@ -205,21 +205,27 @@ const streamArb = fc.record({
   inboxBurst: fc.constantFrom(0, 2, 3, 3),
 });
 
-/** A command sent through send → await: the await property's send step. */
-const sendArb = fc
-  .record({
-    device: device(3),
-    shape: fc.constantFrom("full", "full", "idDevice", "iso", "null"),
-    fault: fc.boolean(),
-    deploy: fc.option(
-      fc.record({
-        type: fc.constantFrom("full", "nodes", "flows"),
-        afterMs: fc.integer({ min: 0, max: 60 }),
-      }),
-      { freq: 3 },
-    ),
-  })
-  .map(({ device: d, shape, fault, deploy }) => new S.SendCommand(d, shape, fault, deploy));
+/**
+ * A command sent through send → await, msg.command shaped in the Function node as one of
+ * `shapes`, with a deploy of the await node after it now and then.
+ */
+const sendArbOf = (shapes) =>
+  fc
+    .record({
+      device: device(3),
+      shape: fc.constantFrom(...shapes),
+      fault: fc.boolean(),
+      deploy: fc.option(
+        fc.record({
+          type: fc.constantFrom("full", "nodes", "flows"),
+          afterMs: fc.integer({ min: 0, max: 60 }),
+        }),
+        { freq: 3 },
+      ),
+    })
+    .map(({ device: d, shape, fault, deploy }) => new S.SendCommand(d, shape, fault, deploy));
+/** The await property's send step. */
+const sendArb = sendArbOf(["full", "full", "idDevice", "iso", "null"]);
 
 /**
  * A small fleet job, once, with no deploy: its sends meet the gateway's faults as a command's do
@@ -291,20 +297,7 @@ const STEPS = {
   // restart the send node or never start, another package's policy hook (issue 35, items 1, 2, 8).
   wiring: [deployArb(["s2", "s2", "src", "none"]), brokenDeployArb, pauseArb, pauseArb],
   stamps: [
-    fc
-      .record({
-        device: device(3),
-        shape: fc.constantFrom("full", "full", "full", "idDevice", "iso"),
-        fault: fc.boolean(),
-        deploy: fc.option(
-          fc.record({
-            type: fc.constantFrom("full", "nodes", "flows"),
-            afterMs: fc.integer({ min: 0, max: 60 }),
-          }),
-          { freq: 3 },
-        ),
-      })
-      .map(({ device: d, shape, fault, deploy }) => new S.SendCommand(d, shape, fault, deploy)),
+    sendArbOf(["full", "full", "full", "idDevice", "iso"]),
     // Without deploys: what a resumed job finds in a :command stream is not this property's.
     fc
       .record({

@@ -13,4 +13,7 @@ const FLOW_TYPES = [
 ];
 const NODE_TYPES = ["edge-account", ...FLOW_TYPES];
 
-module.exports = { FLOW_TYPES, NODE_TYPES };
+/** The built node modules of every type, for the test helper's load (after `npm run build`). */
+const nodeModules = () => NODE_TYPES.map((type) => require(`../../dist/nodes/${type}/${type}.js`));
+
+module.exports = { FLOW_TYPES, NODE_TYPES, nodeModules };
