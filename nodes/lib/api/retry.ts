@@ -23,6 +23,10 @@ const IDEMPOTENT_STATUSES = new Set([429, 502, 503, 504]);
 /** Answers that say the server did not act on the request, when the API itself gave them. */
 const NOT_PROCESSED_STATUSES = new Set([429, 503]);
 
+/** A 429 or 503, whoever gave it. */
+const busy = (err: EdgeError): boolean =>
+  err.status !== undefined && NOT_PROCESSED_STATUSES.has(err.status);
+
 /**
  * A 429 or 503 in the API's own envelope (envelope.ts gives `apiStatus` only then): the API did
  * not act on the request. The same status without it is a proxy's or a gateway's, which answers
@@ -30,20 +34,12 @@ const NOT_PROCESSED_STATUSES = new Set([429, 503]);
  * (issue 35, item 4).
  */
 export function notProcessed(err: EdgeError): boolean {
-  return (
-    err.status !== undefined &&
-    NOT_PROCESSED_STATUSES.has(err.status) &&
-    err.apiStatus !== undefined
-  );
+  return busy(err) && err.apiStatus !== undefined;
 }
 
 /** A 429 or 503 that is not the API's own (no envelope): a command's outcome is not known. */
 export function fromBetween(err: EdgeError): boolean {
-  return (
-    err.status !== undefined &&
-    NOT_PROCESSED_STATUSES.has(err.status) &&
-    err.apiStatus === undefined
-  );
+  return busy(err) && err.apiStatus === undefined;
 }
 
 export function isRetryable(err: EdgeError, idempotent: boolean): boolean {

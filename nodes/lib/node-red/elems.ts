@@ -57,8 +57,10 @@ export function elemsOf(msg: NodeMessage, template: string, from: ElemsFrom): El
   const elems = checkElems(parseJson(renderJson(template, msg, "Elems"), "Elems"), "Elems");
   // A template that reads into the object used it (watch → send with {{payload.elems.x}}): only
   // an object that no tag read was left out. Mustache cached the parse when it rendered above.
+  // Only asked where there is an object to leave out: most messages carry none.
+  if (!objectPayload) return { elems };
   const used = template.includes("{{") && readsIntoPayload(Mustache.parse(template) as Token[]);
-  return objectPayload && !used ? { elems, ignored: "payload" } : { elems };
+  return used ? { elems } : { elems, ignored: "payload" };
 }
 
 /** Elems that mustache cannot read, or that are not JSON without any tag, are wrong at deploy. */

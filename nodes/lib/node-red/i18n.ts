@@ -94,35 +94,30 @@ export function translator(RED: NodeAPI, name: string): Translate {
     const template = lookup(english(ns), plural(ns, key, params) ?? withContext(key, params));
     return template === undefined ? key : interpolate(template, params);
   };
-  // A plural text (`read, 1 key` / `read, 2 keys`) is picked by i18next by the number itself, so
-  // it is cached per number, in a map of its own kept small: a node shows few different counts.
-  const plurals = new Map<string, string>();
   // A busy node shows a status per message, and i18next took 15% of the CPU of the command
   // benchmark. The runtime's language is fixed once it runs, so each key is translated once,
   // with markers in place of its parameters, and the values are put in per call.
   const texts = new Map<string, string>();
+  // A plural text (`read, 1 key` / `read, 2 keys`) is picked by i18next by the number itself, so
+  // its count is part of what is cached, in a map of its own kept small: a node shows few counts.
+  const plurals = new Map<string, string>();
   return (key, params = {}) => {
     const ns = key.startsWith("edge.") ? SHARED : name;
-    if (plural(ns, key, params) !== undefined) {
-      const pid = `${key}#${String(params.count)}?${Object.keys(params).join("&")}`;
-      let text = plurals.get(pid);
-      if (text === undefined) {
-        text = translate(key, params);
-        if (plurals.size >= 100) plurals.clear();
-        plurals.set(pid, text);
-      }
-      return text;
-    }
-    // A context picks another text (i18next's `key_context`): its value is part of the key.
-    const context = typeof params.context === "string" ? params.context : undefined;
-    const names = Object.keys(params).filter((n) => n !== "context");
-    const base = context === undefined ? key : `${key}#${context}`;
+    // A count that picks a plural form and a context that picks another text (i18next's
+    // `key_context`) are translated with their values; the other parameters are put in per call.
+    const fixed: Record<string, unknown> = {};
+    if (plural(ns, key, params) !== undefined) fixed.count = params.count;
+    if (typeof params.context === "string") fixed.context = params.context;
+    const names = Object.keys(params).filter((n) => !(n in fixed));
+    const base = Object.keys(fixed).reduce((k, n) => `${k}#${n}=${String(fixed[n])}`, key);
     const id = names.length === 0 ? base : `${base}?${names.join("&")}`;
-    let text = texts.get(id);
+    const store = "count" in fixed ? plurals : texts;
+    let text = store.get(id);
     if (text === undefined) {
       const marks = Object.fromEntries(names.map((n) => [n, `${MARK}${n}${MARK}`]));
-      text = translate(key, context === undefined ? marks : { ...marks, context });
-      texts.set(id, text);
+      text = translate(key, { ...marks, ...fixed });
+      if (store === plurals && plurals.size >= 100) plurals.clear();
+      store.set(id, text);
     }
     if (names.length === 0) return text;
     return text.replace(MARKED, (whole, n: string) => (n in params ? String(params[n]) : whole));
