@@ -5,7 +5,7 @@
 // (issue 37): each pass runs whatever the other did, and the end says what ran and how it ended.
 // One spec alone: `npx mocha <file>` after `npm run build`.
 "use strict";
-const { spawnSync } = require("node:child_process");
+const { spawn } = require("node:child_process");
 const path = require("node:path");
 
 const root = path.resolve(__dirname, "..");
@@ -16,34 +16,73 @@ const SERIAL = [
   "test/reliability/first-commands.spec.js",
 ];
 
-/** Runs a command with this process's output and environment (c8's coverage variable too). */
+/**
+ * Runs a command with this process's environment (c8's coverage variable too), its output passed on
+ * as it comes and kept, so that the end can repeat the failures: CI shows only an output's tail, and
+ * a failure printed minutes before the summary was cut off there.
+ */
 function run(what, command, args) {
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  const status = result.status ?? 1;
-  return { what, status, seconds, signal: result.signal };
+  const child = spawn(command, args, {
+    cwd: root,
+    stdio: ["inherit", "pipe", "inherit"],
+    // Mocha writes to a pipe here: FORCE_COLOR keeps its colours where the terminal had them.
+    env: { ...process.env, ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+  });
+  const chunks = [];
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    chunks.push(chunk);
+  });
+  return new Promise((resolve) => {
+    child.on("close", (code, signal) => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      const failures = failuresOf(Buffer.concat(chunks).toString());
+      resolve({ what, status: code ?? 1, seconds, signal, failures });
+    });
+  });
 }
 
-const build = run("build", process.execPath, [path.join(root, "scripts", "build.js")]);
-const passes = [build];
-if (build.status === 0) {
-  const ignores = SERIAL.flatMap((spec) => ["--ignore", spec]);
-  passes.push(
-    run("parallel pass (every spec but the serial ones)", process.execPath, [
-      mocha,
-      "--parallel",
-      ...ignores,
-      "test/**/*.spec.js",
-    ]),
-    run(`serial pass (${SERIAL.join(", ")})`, process.execPath, [mocha, ...SERIAL]),
-  );
+/** Mocha's failure list (from "N failing" on), without colours, at most 6,000 characters. */
+function failuresOf(out) {
+  // eslint-disable-next-line no-control-regex
+  const plain = out.replace(/\u001b\[[0-9;]*m/g, "");
+  const at = plain.search(/^\s*\d+ failing\s*$/m);
+  if (at < 0) return "";
+  const list = plain.slice(at).trimEnd();
+  return list.length > 6000 ? `${list.slice(0, 6000)}\n  (cut at 6,000 characters)` : list;
 }
 
-console.log("\nnpm test:");
-for (const p of passes) {
-  const how = p.status === 0 ? "passed" : `FAILED (exit ${p.signal ?? p.status})`;
-  console.log(`  ${p.what}: ${how} in ${p.seconds} s`);
+async function main() {
+  const build = await run("build", process.execPath, [path.join(root, "scripts", "build.js")]);
+  const passes = [build];
+  if (build.status === 0) {
+    const ignores = SERIAL.flatMap((spec) => ["--ignore", spec]);
+    passes.push(
+      await run("parallel pass (every spec but the serial ones)", process.execPath, [
+        mocha,
+        "--parallel",
+        ...ignores,
+        "test/**/*.spec.js",
+      ]),
+    );
+    passes.push(
+      await run(`serial pass (${SERIAL.join(", ")})`, process.execPath, [mocha, ...SERIAL]),
+    );
+  }
+  summarise(build, passes);
 }
-if (build.status !== 0) console.log("  the mocha passes did not run: the build failed");
-process.exitCode = passes.some((p) => p.status !== 0) ? 1 : 0;
+
+function summarise(build, passes) {
+  console.log("\nnpm test:");
+  for (const p of passes) {
+    const how = p.status === 0 ? "passed" : `FAILED (exit ${p.signal ?? p.status})`;
+    console.log(`  ${p.what}: ${how} in ${p.seconds} s`);
+  }
+  for (const p of passes.filter((p) => p.failures))
+    console.log(`\n${p.what}, again:\n${p.failures}`);
+  if (build.status !== 0) console.log("  the mocha passes did not run: the build failed");
+  process.exitCode = passes.some((p) => p.status !== 0) ? 1 : 0;
+}
+
+main();
