@@ -46,7 +46,73 @@ function keysIn(text) {
   return keys;
 }
 
+/**
+ * The words of a help text as a reader meets them: the text without its tags and entities, each
+ * run of letters or digits between spaces one word. Japanese has no spaces between words, so
+ * there every two kana or kanji count as one word (a Japanese word is two characters on average):
+ * 500 words are about 1,000 characters, a screen of Node-RED's own Japanese help.
+ */
+function helpWords(html) {
+  const text = html.replace(/<[^>]+>/g, " ").replace(/&[a-z]+;|&#\d+;/g, " ");
+  const WIDE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}ー]/gu;
+  const wide = (text.match(WIDE) ?? []).length;
+  const spaced = text
+    .replace(WIDE, " ")
+    .split(/\s+/)
+    .filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  return spaced + Math.ceil(wide / 2);
+}
+
+/** A help text may say this much: what a user needs first; the rest is in docs/. */
+const MAX_HELP_WORDS = 500;
+
 describe("i18n", function () {
+  it("should keep each node's help to 500 words in every language, and link to docs/ for the rest", function () {
+    const REPO = "https://github.com/edgewire/node-red-edge-device/blob/main/";
+    const problems = [];
+    const counts = {};
+    for (const lang of LANGS)
+      for (const name of NODES) {
+        const text = help(lang, name);
+        const words = helpWords(text);
+        (counts[name] ??= {})[lang] = words;
+        if (words > MAX_HELP_WORDS) problems.push(`${lang}/${name}.html: ${words} words`);
+        // The link to the rest opens a file of the repository, at a heading it has.
+        const links = [...text.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+        const docs = links.filter((l) => l.startsWith(`${REPO}docs/`));
+        if (docs.length === 0) problems.push(`${lang}/${name}.html: no link to docs/`);
+        for (const link of docs) {
+          const [file, anchor] = link.slice(REPO.length).split("#");
+          const full = path.join(ROOT, file);
+          if (!fs.existsSync(full)) problems.push(`${lang}/${name}.html: ${file} does not exist`);
+          else if (anchor && !new RegExp(`^#+ ${anchor}$`, "m").test(fs.readFileSync(full, "utf8")))
+            problems.push(`${lang}/${name}.html: ${file} has no heading #${anchor}`);
+        }
+      }
+    assert.deepEqual(problems, [], JSON.stringify(counts));
+  });
+
+  it("should count help words as a reader does, Japanese by its characters", function () {
+    assert.equal(helpWords("<p>Reads the <code>state</code> of a device.</p>"), 6);
+    assert.equal(helpWords("<p>Liest &amp; schreibt – den Zustand.</p>"), 4);
+    // 12 wide characters are 6 words; the code and the number count as words of their own.
+    assert.equal(helpWords("<p>デバイスの状態を読みます <code>msg.payload</code> 10</p>"), 6 + 2);
+  });
+
+  it("should call a command's good end by one word in the await node, the fleet node and the tab", function () {
+    // German said "abgeschlossen" at the await node and "erledigt" at the fleet's count (issue 37).
+    for (const lang of LANGS) {
+      const word = catalog(lang, "edge-await-command")["edge-await-command"].outputLabels.complete;
+      const fleet = catalog(lang, "edge-fleet-command")["edge-fleet-command"].status.progress;
+      const tab = catalog(lang, "edge-account")["edge-account"].sidebar;
+      assert.ok(fleet.includes(word), `${lang}: fleet says "${fleet}", await "${word}"`);
+      assert.equal(tab.complete, word, lang);
+      assert.ok(tab.count.includes(word), `${lang}: the tab says "${tab.count}"`);
+      const status = catalog(lang, "edge-await-command")["edge-await-command"].status.complete;
+      assert.ok(status.includes(word), `${lang}: await status "${status}"`);
+    }
+  });
+
   it("should have a catalog and a help text for every node in every language", function () {
     for (const lang of LANGS)
       for (const name of NODES) {
