@@ -128,7 +128,7 @@ describe("the README and the docs", function () {
         [...m[1].matchAll(/`([a-z-]+)`/g)].map((c) => c[1]),
       ),
     );
-    for (const lang of ["en-US", "de"]) {
+    for (const lang of ["en-US", "de", "ja"]) {
       const catalog = JSON.parse(
         fs.readFileSync(path.join(ROOT, "locales", lang, "edge-account.json"), "utf8"),
       );
@@ -230,7 +230,7 @@ describe("the README and the docs", function () {
       "the README does not say where the tab is",
     );
     const missing = [];
-    for (const lang of ["en-US", "de"]) {
+    for (const lang of ["en-US", "de", "ja"]) {
       const { view, tab } = where(lang);
       for (const type of [
         "edge-account",

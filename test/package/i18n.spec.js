@@ -10,7 +10,9 @@ const { editorForms } = require("../support/editor-forms");
 const ROOT = path.join(__dirname, "..", "..");
 const LOCALES = path.join(ROOT, "locales");
 const NODES = Object.keys(require("../../package.json")["node-red"].nodes);
-const LANGS = ["en-US", "de"];
+const LANGS = ["en-US", "de", "ja"];
+/** The translations, each checked against en-US. */
+const TRANSLATIONS = LANGS.filter((l) => l !== "en-US");
 /** Keys starting with "edge." live in the account's catalog and are shared by every node. */
 const SHARED = "edge-account";
 
@@ -122,36 +124,61 @@ describe("i18n", function () {
     assert.deepEqual(fs.readdirSync(LOCALES).sort(), [...LANGS].sort());
   });
 
-  it("should have every en-US key in de and every de key in en-US, with the same placeholders", function () {
+  it("should have every en-US key in de and ja and every of their keys in en-US, with the same placeholders", function () {
     const problems = [];
-    for (const name of NODES) {
-      const en = new Map(leaves(catalog("en-US", name)));
-      const de = new Map(leaves(catalog("de", name)));
-      for (const [key, text] of en) {
-        if (!de.has(key)) problems.push(`${name}: de lacks ${key}`);
-        else if (placeholders(text).join() !== placeholders(de.get(key)).join())
-          problems.push(`${name}: ${key} placeholders ${placeholders(de.get(key))} in de`);
-        else if (typeof de.get(key) !== "string" || de.get(key).trim() === "")
-          problems.push(`${name}: de ${key} is empty`);
+    for (const lang of TRANSLATIONS)
+      for (const name of NODES) {
+        const en = new Map(leaves(catalog("en-US", name)));
+        const tr = new Map(leaves(catalog(lang, name)));
+        for (const [key, text] of en) {
+          if (!tr.has(key)) problems.push(`${name}: ${lang} lacks ${key}`);
+          else if (placeholders(text).join() !== placeholders(tr.get(key)).join())
+            problems.push(`${name}: ${key} placeholders ${placeholders(tr.get(key))} in ${lang}`);
+          else if (typeof tr.get(key) !== "string" || tr.get(key).trim() === "")
+            problems.push(`${name}: ${lang} ${key} is empty`);
+        }
+        for (const key of tr.keys())
+          if (!en.has(key)) problems.push(`${name}: en-US lacks ${lang}'s ${key}`);
       }
-      for (const key of de.keys()) if (!en.has(key)) problems.push(`${name}: en-US lacks ${key}`);
-    }
     assert.deepEqual(problems, []);
   });
 
-  it("should translate the German catalogs rather than copy the English ones", function () {
+  it("should translate the German and Japanese catalogs rather than copy the English ones", function () {
+    for (const lang of TRANSLATIONS)
+      for (const name of NODES) {
+        const en = new Map(leaves(catalog("en-US", name)));
+        const tr = leaves(catalog(lang, name));
+        const words = tr.filter(
+          ([k, v]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)) && v !== en.get(k),
+        );
+        const sentences = tr.filter(([k]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)));
+        assert.ok(
+          words.length >= sentences.length * 0.9,
+          `${lang} ${name}: only ${words.length} of ${sentences.length} sentences translated`,
+        );
+      }
+  });
+
+  it("should write Japanese in Japanese, with Node-RED's own words for its things", function () {
+    // Node-RED's ja catalog says ノード, フロー, デプロイ; an English word in a Japanese sentence
+    // is a name (msg.payload, Elems, localfilesystem) or a code, never "node", "flow" or "deploy".
+    const problems = [];
     for (const name of NODES) {
-      const en = new Map(leaves(catalog("en-US", name)));
-      const de = leaves(catalog("de", name));
-      const words = de.filter(
-        ([k, v]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)) && v !== en.get(k),
-      );
-      const sentences = de.filter(([k]) => /[a-z]{4,} [a-z]{3,}/i.test(en.get(k)));
-      assert.ok(
-        words.length >= sentences.length * 0.9,
-        `${name}: only ${words.length} of ${sentences.length} sentences translated`,
-      );
+      const texts = [...leaves(catalog("ja", name)), ["help", help("ja", name)]];
+      for (const [key, text] of texts) {
+        const prose = String(text)
+          .replace(/<code[^>]*>[\s\S]*?<\/code>|<[^>]+>|https?:\/\/\S+/g, " ")
+          .replace(/\bNode-RED\b|\b(?:msg|edge)[\w.-]*|__\w+__/g, " ");
+        if (/\b(?:node|nodes|flow|flows|deploy|deployed)\b/i.test(prose))
+          problems.push(
+            `ja ${name} ${key}: ${/\b(?:node|nodes|flow|flows|deploy|deployed)\b/i.exec(prose)[0]}`,
+          );
+      }
+      const help_ = help("ja", name);
+      for (const term of ["ノード"])
+        if (!help_.includes(term)) problems.push(`ja ${name} help: no ${term}`);
     }
+    assert.deepEqual(problems, []);
   });
 
   it("should name only keys that exist in the en-US catalogs, in the forms and the runtime", function () {
@@ -197,10 +224,11 @@ describe("i18n", function () {
     assert.deepEqual(found, []);
   });
 
-  it("should lay out every help text like the core nodes' help, in both languages", function () {
+  it("should lay out every help text like the core nodes' help, in every language", function () {
     const headings = {
       "en-US": { inputs: "Inputs", outputs: "Outputs", details: "Details", props: "Properties" },
       de: { inputs: "Eingaben", outputs: "Ausgaben", details: "Details", props: "Eigenschaften" },
+      ja: { inputs: "入力", outputs: "出力", details: "詳細", props: "プロパティ" },
     };
     for (const lang of LANGS)
       for (const name of NODES) {
@@ -231,6 +259,7 @@ describe("i18n", function () {
     const starts = {
       "en-US": { device: "name or id", stream: "id or path", inbox: "id or path" },
       de: { device: "Name oder ID", stream: "ID oder Pfad", inbox: "ID oder Pfad" },
+      ja: { device: "名前またはID", stream: "IDまたはパス", inbox: "IDまたはパス" },
     };
     for (const lang of LANGS) {
       const byField = {};
@@ -241,7 +270,7 @@ describe("i18n", function () {
           if (text === undefined) continue;
           assert.ok(text.startsWith(starts[lang][field]), `${lang} ${name}.${field}: "${text}"`);
           assert.ok(text.length <= 36, `${lang} ${name}.${field}: "${text}" is too long`);
-          (byField[`${field}: ${text.split("; ")[1] ?? ""}`] ??= []).push(name);
+          (byField[`${field}: ${text.split(/; |。/)[1] ?? ""}`] ??= []).push(name);
         }
       }
       // One wording per field and meaning: the device of two nodes, the stream of two.

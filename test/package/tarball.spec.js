@@ -12,7 +12,7 @@ const { startNodeRed, ROOT } = require("../support/node-red-process");
 
 const PKG = require("../../package.json");
 const TYPES = Object.keys(PKG["node-red"].nodes);
-const LANGS = ["en-US", "de"];
+const LANGS = ["en-US", "de", "ja"];
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 function npm(args, cwd) {
@@ -183,7 +183,7 @@ describe("the packed package in a fresh Node-RED", function () {
       }
   });
 
-  it("should serve each node's form and help text, in English and German", async function () {
+  it("should serve each node's form and help text, in English, German and Japanese", async function () {
     for (const lang of LANGS) {
       const html = await fetch(`${red.url}/nodes?lng=${lang}`, {
         headers: { accept: "text/html", "accept-language": lang },

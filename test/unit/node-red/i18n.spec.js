@@ -78,7 +78,11 @@ describe("unit: node-red/i18n", function () {
       showSupportNotice: false,
       fallbackLng: "en-US",
       interpolation: { prefix: "__", suffix: "__", escapeValue: false },
-      resources: { "en-US": { [ns]: catalog("en-US") }, de: { [ns]: catalog("de") } },
+      resources: {
+        "en-US": { [ns]: catalog("en-US") },
+        de: { [ns]: catalog("de") },
+        ja: { [ns]: catalog("ja") },
+      },
     });
     const t = translator({ _: (key, params) => i18next.t(key, params) }, "edge-device-state");
     assert.equal(t("edge-device-state.status.get", { count: 1 }), "read, 1 key");
@@ -87,5 +91,10 @@ describe("unit: node-red/i18n", function () {
     await i18next.changeLanguage("de");
     const de = translator({ _: (key, params) => i18next.t(key, params) }, "edge-device-state");
     assert.equal(de("edge-device-state.status.get", { count: 1 }), "gelesen, 1 Schlüssel");
+    // Japanese has one form for every count: i18next reads its _other.
+    await i18next.changeLanguage("ja");
+    const ja = translator({ _: (key, params) => i18next.t(key, params) }, "edge-device-state");
+    assert.equal(ja("edge-device-state.status.get", { count: 1 }), "取得 1 キー");
+    assert.equal(ja("edge-device-state.status.merge", { count: 3 }), "マージ 3 キー");
   });
 });
