@@ -325,6 +325,109 @@
   }
 
   /**
+   * What mustache says of a template it cannot read ("Unclosed tag at 25"), or "" when it reads it:
+   * the parse of mustache.js 4.2, which the runtime uses (nodes/lib/node-red/render.ts), cut down
+   * to its errors, since the editor has no mustache of its own. `{{payload}` was valid in the
+   * dialog and failed at Deploy (issue 37); test/unit/node-red/editor-template.spec.js compares
+   * the two on drawn templates.
+   */
+  function templateProblem(template) {
+    const s = String(template || "");
+    if (s.indexOf("{{") < 0) return "";
+    const escape = function (t) {
+      return t.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, "\\$&");
+    };
+    let opening, closing, closingCurly;
+    function tags(pair) {
+      if (typeof pair === "string") pair = pair.split(/\s+/, 2);
+      if (!Array.isArray(pair) || pair.length !== 2) throw new Error("Invalid tags: " + pair);
+      opening = new RegExp(escape(pair[0]) + "\\s*");
+      closing = new RegExp("\\s*" + escape(pair[1]));
+      closingCurly = new RegExp("\\s*" + escape("}" + pair[1]));
+    }
+    let tail = s;
+    let pos = 0;
+    function scan(re) {
+      const m = tail.match(re);
+      if (!m || m.index !== 0) return "";
+      tail = tail.substring(m[0].length);
+      pos += m[0].length;
+      return m[0];
+    }
+    function scanUntil(re) {
+      const at = tail.search(re);
+      let taken;
+      if (at === -1) {
+        taken = tail;
+        tail = "";
+      } else if (at === 0) {
+        taken = "";
+      } else {
+        taken = tail.substring(0, at);
+        tail = tail.substring(at);
+      }
+      pos += taken.length;
+      return taken;
+    }
+    try {
+      tags(["{{", "}}"]);
+      const sections = [];
+      while (tail !== "") {
+        scanUntil(opening);
+        const start = pos;
+        if (!scan(opening)) break;
+        let type = scan(/#|\^|\/|>|\{|&|=|!/) || "name";
+        scan(/\s*/);
+        let value;
+        if (type === "=") {
+          value = scanUntil(/\s*=/);
+          scan(/\s*=/);
+          scanUntil(closing);
+        } else if (type === "{") {
+          value = scanUntil(closingCurly);
+          scan(/\s*\}/);
+          scanUntil(closing);
+          type = "&";
+        } else {
+          value = scanUntil(closing);
+        }
+        if (!scan(closing)) throw new Error("Unclosed tag at " + pos);
+        if (type === "#" || type === "^") sections.push(value);
+        else if (type === "/") {
+          const open = sections.pop();
+          if (open === undefined) throw new Error('Unopened section "' + value + '" at ' + start);
+          if (open !== value) throw new Error('Unclosed section "' + open + '" at ' + start);
+        } else if (type === "=") tags(value);
+      }
+      if (sections.length) {
+        throw new Error('Unclosed section "' + sections.pop() + '" at ' + pos);
+      }
+      return "";
+    } catch (err) {
+      return err.message;
+    }
+  }
+
+  /** The sentence of the runtime's bad-template error for a template it cannot read, or "". */
+  function templateSentence(template, what) {
+    const why = templateProblem(template);
+    return why ? text("edge.errors.bad-template", { what: what, detail: why }) : "";
+  }
+
+  /**
+   * A validator of a property that may hold mustache (Device, Stream, Inbox, Devices, Filter),
+   * named in the message by the dialog's label. `when`, given the node, says whether the runtime
+   * reads the property (a send node's Device only when it sends to a device).
+   */
+  function templateValidator(type, field, when) {
+    return function (v, _opt) {
+      if (when && !when(this || {})) return true;
+      const label = nodeText(type, "label." + field).replace(/\s*\([^)]*\)$/, "");
+      return templateSentence(v, label) || true;
+    };
+  }
+
+  /**
    * The text of Elems as JSON once its mustache tags are filled: a tag stands for a value (`0`,
    * which is valid both as a number and inside a string), a section or comment tag for nothing.
    * Answers the problem as a sentence, or "" when the text is a JSON object (or blank).
@@ -332,6 +435,9 @@
   function elemsProblem(value) {
     const s = String(value || "");
     if (!s.trim()) return "";
+    // Mustache reads the template before anything is JSON: an unclosed tag fails there at Deploy.
+    const template = templateSentence(s, "Elems");
+    if (template) return template;
     const filled = s
       .replace(/\{\{\{[^}]*\}\}\}/g, "0")
       .replace(/\{\{\s*[#^/!>&][^}]*\}\}/g, "")
@@ -710,6 +816,8 @@
     integer: integer,
     oneOf: oneOf,
     elemsValidator: elemsValidator,
+    templateValidator: templateValidator,
+    templateProblem: templateProblem,
     short: short,
     shortList: shortList,
     text: text,
