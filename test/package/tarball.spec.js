@@ -170,7 +170,7 @@ describe("the packed package in a fresh Node-RED", function () {
     }
   });
 
-  it("should serve each node's catalog in English and German", async function () {
+  it("should serve each node's catalog in English, German and Japanese", async function () {
     for (const type of TYPES)
       for (const lang of LANGS) {
         const res = await fetch(`${red.url}/locales/${PKG.name}/${type}?lng=${lang}`);
