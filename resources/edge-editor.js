@@ -326,85 +326,20 @@
 
   /**
    * What mustache says of a template it cannot read ("Unclosed tag at 25"), or "" when it reads it:
-   * the parse of mustache.js 4.2, which the runtime uses (nodes/lib/node-red/render.ts), cut down
-   * to its errors, since the editor has no mustache of its own. `{{payload}` was valid in the
-   * dialog and failed at Deploy (issue 37); test/unit/node-red/editor-template.spec.js compares
-   * the two on drawn templates.
+   * mustache's own parse, the one the runtime uses (nodes/lib/node-red/render.ts), from the
+   * package's mustache served beside this script (scripts/build.js). `{{payload}` was valid in the
+   * dialog and failed at Deploy (issue 37). Without it (a page that failed to load it), the dialog
+   * says nothing and Deploy still refuses the template.
    */
   function templateProblem(template) {
     const s = String(template || "");
-    if (s.indexOf("{{") < 0) return "";
-    const escape = function (t) {
-      return t.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, "\\$&");
-    };
-    let opening, closing, closingCurly;
-    function tags(pair) {
-      if (typeof pair === "string") pair = pair.split(/\s+/, 2);
-      if (!Array.isArray(pair) || pair.length !== 2) throw new Error("Invalid tags: " + pair);
-      opening = new RegExp(escape(pair[0]) + "\\s*");
-      closing = new RegExp("\\s*" + escape(pair[1]));
-      closingCurly = new RegExp("\\s*" + escape("}" + pair[1]));
-    }
-    let tail = s;
-    let pos = 0;
-    function scan(re) {
-      const m = tail.match(re);
-      if (!m || m.index !== 0) return "";
-      tail = tail.substring(m[0].length);
-      pos += m[0].length;
-      return m[0];
-    }
-    function scanUntil(re) {
-      const at = tail.search(re);
-      let taken;
-      if (at === -1) {
-        taken = tail;
-        tail = "";
-      } else if (at === 0) {
-        taken = "";
-      } else {
-        taken = tail.substring(0, at);
-        tail = tail.substring(at);
-      }
-      pos += taken.length;
-      return taken;
-    }
+    const mustache = window.EdgeMustache;
+    if (s.indexOf("{{") < 0 || !mustache || typeof mustache.parse !== "function") return "";
     try {
-      tags(["{{", "}}"]);
-      const sections = [];
-      while (tail !== "") {
-        scanUntil(opening);
-        const start = pos;
-        if (!scan(opening)) break;
-        let type = scan(/#|\^|\/|>|\{|&|=|!/) || "name";
-        scan(/\s*/);
-        let value;
-        if (type === "=") {
-          value = scanUntil(/\s*=/);
-          scan(/\s*=/);
-          scanUntil(closing);
-        } else if (type === "{") {
-          value = scanUntil(closingCurly);
-          scan(/\s*\}/);
-          scanUntil(closing);
-          type = "&";
-        } else {
-          value = scanUntil(closing);
-        }
-        if (!scan(closing)) throw new Error("Unclosed tag at " + pos);
-        if (type === "#" || type === "^") sections.push(value);
-        else if (type === "/") {
-          const open = sections.pop();
-          if (open === undefined) throw new Error('Unopened section "' + value + '" at ' + start);
-          if (open !== value) throw new Error('Unclosed section "' + open + '" at ' + start);
-        } else if (type === "=") tags(value);
-      }
-      if (sections.length) {
-        throw new Error('Unclosed section "' + sections.pop() + '" at ' + pos);
-      }
+      mustache.parse(s);
       return "";
     } catch (err) {
-      return err.message;
+      return err && err.message ? err.message : String(err);
     }
   }
 

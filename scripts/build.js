@@ -40,6 +40,25 @@ function build() {
       copy(path.join(root, "icons", icon), path.join(outDir, "icons", icon));
   }
   fs.chmodSync(path.join(root, "dist", "simulator", "cli.js"), 0o755);
+  // The dialog checks a property's mustache with the parser the runtime renders it with
+  // (nodes/lib/node-red/render.ts): the editor has no mustache of its own, so the package's own
+  // dependency's browser build is served beside the editor script (resources/ is what Node-RED
+  // serves at resources/<module>/), one rule in both places.
+  // Wrapped so that its UMD header takes the CommonJS branch: the editor's Monaco brings an AMD
+  // \`define\`, which the header would take instead, leaving no global to call.
+  const mustache = fs.readFileSync(require.resolve("mustache/mustache.min.js"), "utf8");
+  // Its licence goes with it, as the MIT licence asks of every copy.
+  const licence = fs.readFileSync(
+    path.join(path.dirname(require.resolve("mustache")), "LICENSE"),
+    "utf8",
+  );
+  const vendor = path.join(root, "resources", "vendor");
+  fs.rmSync(vendor, { recursive: true, force: true });
+  fs.mkdirSync(vendor, { recursive: true });
+  fs.writeFileSync(
+    path.join(vendor, "mustache.js"),
+    `/*\n${licence.replace(/\*\//g, "* /")}*/\n(function () {\nvar module = { exports: {} }, exports = module.exports;\n${mustache}\nwindow.EdgeMustache = module.exports;\n})();\n`,
+  );
 }
 
 build();

@@ -759,6 +759,17 @@ describe("the editor in a browser", function () {
     assert.equal(await input.evaluate((el) => el.classList.contains("input-error")), false);
   }
 
+  it("should refuse a mustache tag the runtime cannot read in the dialog, with mustache's own words", async function () {
+    // `{{payload}` was valid until Deploy (issue 37): the dialog parses with the package's own
+    // mustache, which the build serves beside the editor script.
+    await openEditor(nodes.find((n) => n.type === "edge-send-command"));
+    await page.locator("#node-input-target").selectOption("device");
+    const said = await messageFor("#node-input-device", "pump-{{payload}");
+    assert.match(said, /Unclosed tag at \d+/);
+    await validWith("#node-input-device", "pump-{{payload}}");
+    await closeEditor();
+  });
+
   it("should say in every dialog what is wrong with a field, with the runtime's ranges", async function () {
     const settings = await fetch(`${demo.editorUrl}settings`).then((r) => r.json());
     const editor = catalog("edge-account").edge.editor;

@@ -1,7 +1,7 @@
 // resources/edge-editor.js: the dialog refuses a template the runtime cannot read, by the
 // runtime's own rule. `{{payload}` in Elems was valid in the dialog and failed at Deploy (issue
-// 37): the editor has no mustache, so it carries mustache's parse cut down to its errors, and this
-// spec compares the two on drawn templates. The dialog itself is checked in a real browser
+// 37): the editor has no mustache, so the build serves the package's own (resources/vendor), and
+// this spec compares the dialog's answer with the runtime's on drawn templates. The dialog itself is checked in a real browser
 // (test/package/browser.spec.js); here the editor script runs in a bare context.
 "use strict";
 const assert = require("node:assert/strict");
@@ -50,7 +50,9 @@ function editor() {
   };
   context.window = context;
   vm.createContext(context);
-  vm.runInContext(fs.readFileSync(path.join(ROOT, "resources", "edge-editor.js"), "utf8"), context);
+  // In the order the nodes' .html load them: mustache as the build serves it, then the editor.
+  for (const file of ["vendor/mustache.js", "edge-editor.js"])
+    vm.runInContext(fs.readFileSync(path.join(ROOT, "resources", file), "utf8"), context);
   for (const name of NODES) {
     const html = fs.readFileSync(path.join(ROOT, "nodes", name, `${name}.html`), "utf8");
     for (const m of html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g))
