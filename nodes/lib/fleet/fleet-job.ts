@@ -11,7 +11,9 @@
 // that cannot be read: it is not sent again and ends `failed` with `send-uncertain`.
 // A job read back from a persistent store after a restart may have sent devices that its record
 // still calls pending (a crash inside the store's flush window): each is looked for the same way
-// before it is sent (`unsure`), from the time the record was saved.
+// before it is sent (`unsure`), from the time the record was saved; the process that saved it
+// ended before this one started, so its look-ups wait at most one Timeout from that start, not a
+// whole budget from the resume.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
@@ -247,9 +249,20 @@ export class FleetJob {
    * send).
    */
   private async adopt(d: DeviceRecord, from: number, lastStart = from): Promise<boolean> {
+    const { client } = this.services;
     // The request's budget, and a second for what comes before the POST.
-    const budget = this.services.client.budgetMs(this.call) + 1_000;
-    const landBy = lastStart + budget;
+    const budget = client.budgetMs(this.call) + 1_000;
+    let landBy = lastStart + budget;
+    if (this.unsure) {
+      // Read back after a crash, the job was saved by a process that ended before this one
+      // started: its requests ended with it and none was tried again, so the last attempt it
+      // made had left before then (the second above is in that). As a request cut off by a
+      // close, that attempt is made by the server, if at all, within the attempt's Timeout.
+      // Without this bound every pending device waited a whole budget from the resume (41 s with
+      // the account's defaults, and again after each crash), and every job queued behind it
+      // waited too (the restart property, seed 1823590037).
+      landBy = Math.min(landBy, performance.timeOrigin + client.timeoutMs);
+    }
     let found = await this.findCommand(d, from, landBy);
     const left = landBy - Date.now();
     if (found === undefined && left > 0) {
@@ -276,7 +289,6 @@ export class FleetJob {
       const id: unknown = found.id;
       if ((typeof id === "string" && id !== "") || typeof id === "number") {
         d.commandId = String(id);
-        const { client } = this.services;
         sentCommands.found(client.origin, client.streamPath(d.device, ":command"), d.commandId);
       }
       d.since = found.creationDate;

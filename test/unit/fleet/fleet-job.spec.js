@@ -37,7 +37,7 @@ function record(devices) {
  * Runs the job to its end; resolves with the record and what the hooks heard. `device` stands in
  * for the node's hook of a device's message, after it is heard.
  */
-function run(client, job, device = () => {}) {
+function run(client, job, device = () => {}, fromStore = false) {
   const poller = new InboxPoller(client);
   const heard = { saves: 0, devices: [] };
   return new Promise((resolve) => {
@@ -58,6 +58,8 @@ function run(client, job, device = () => {}) {
         },
         describe: (err) => err.message,
       },
+      undefined,
+      fromStore,
     );
     fleet.start();
   });
@@ -120,6 +122,39 @@ describe("unit: fleet/fleet-job", function () {
     await run(env.client({ timeoutMs: 300 }), job);
     assert.equal(await commandsOf(env.sim, "lcd-board"), 2);
     assert.equal(job.devices[0].outcome, "complete");
+  });
+
+  it("should look up the pending devices of a job read back after a crash and send the unsent ones without waiting out a request budget", async function () {
+    // A request budget of 11 s (1 s x (10 retries + 1)): the job's look-ups waited it out from
+    // the resume, though the process that saved the record, and any send of it, ended before
+    // this one started. The bound is one Timeout from that start, over by now.
+    const timeoutMs = 1000;
+    const client = env.client({ timeoutMs, retry: { retries: 10 } });
+    const early = performance.timeOrigin + timeoutMs - Date.now();
+    if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+    const job = record([
+      { device: "lcd-board", state: "pending" },
+      { device: "pump-3", state: "pending" },
+    ]);
+    job.savedAt = Date.now() - 2000;
+    // pump-3's command went out after the record on disk was saved (inside the flush window).
+    const posted = await api(env.sim, "POST", "/event", {
+      body: { path: "/demo/devices/pump-3/:command", elems: ELEMS },
+    });
+    assert.equal(posted.status, 201, posted.text);
+    const started = Date.now();
+    await run(client, job, undefined, true);
+    const took = Date.now() - started;
+    assert.ok(took < 5000, `the job took ${took} ms`);
+    const [lcd, pump] = job.devices;
+    assert.equal(await commandsOf(env.sim, "lcd-board"), 1);
+    assert.equal(lcd.outcome, "complete");
+    assert.equal(lcd.mayHaveBeenSent, undefined);
+    // Found, so awaited, not sent again, and told as one that went out before the crash.
+    assert.equal(await commandsOf(env.sim, "pump-3"), 1);
+    assert.equal(pump.outcome, "complete");
+    assert.equal(pump.commandId, posted.json.body.id);
+    assert.equal(pump.mayHaveBeenSent, true);
   });
 
   it("should not send again, and fail with send-uncertain and mayHaveBeenSent, when two commands of unknown sender could be its own", async function () {
