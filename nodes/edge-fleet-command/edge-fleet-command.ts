@@ -359,8 +359,9 @@ export = function (RED: NodeAPI): void {
           ctx.call,
           hooks,
           observer,
-          // Read back after a crash: the store may not have had its last saves.
-          fromStore && record.closedAt === undefined,
+          // Read back from a store: it may not have had the last saves of a process that resumed
+          // the job after the save it holds, even one made at a clean stop (fleet-job.ts).
+          fromStore,
         );
         current = { job, restored, key };
         // From here on the record changes again: it is no longer the one saved at a stop.
@@ -514,10 +515,11 @@ export = function (RED: NodeAPI): void {
         // Cancelled while its devices were being resolved: it reports them all not sent.
         if (cancelAsked) record.stopped = "cancelled";
         resolving = false;
-        // Read back from a store without the mark of a clean stop: a crash may have cut it off
-        // after it started, its devices sent since its last save. Each is looked up from then
-        // before it is sent (fleet-job.ts), as a running job read back after a crash is.
-        const unsure = from?.fromStore === true && queued.closedAt === undefined;
+        // Read back from a store: a crash may have cut it off after it started, its devices sent
+        // since its last save, even where that save marked it stopped before it ran (a later
+        // process may have started it and been killed before its store wrote). Each is looked up
+        // from then before it is sent (fleet-job.ts), as a running job read back is.
+        const unsure = from?.fromStore === true;
         if (unsure) record.savedAt = queued.savedAt ?? queued.startedAt;
         waiting.delete(key);
         state.running = true;

@@ -8,7 +8,7 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { control, waitFor, sleep } = require("../support/simulator");
+const { api, control, waitFor, sleep } = require("../support/simulator");
 const { withRestarts, deployFlows, pressInject } = require("../support/node-red-process");
 const { addDevices, commandsOf, commandsOfAll, fleetProcessFlow } = require("../support/fleet");
 const { savedJob } = require("../support/saved-jobs");
@@ -181,6 +181,55 @@ describe("edge-fleet-command across a Node-RED restart", function () {
         `is not valid (field ${field}) and was dropped`;
       assert.ok(log.includes(line), `no warning for ${key}:\n${log}`);
     }
+  });
+
+  it("does not send again a device that a later process sent for a cleanly stopped job before it was killed", async function () {
+    // The restart property's schedule (seed -1382766675, path 2): a job saved at a clean stop
+    // (SIGINT) was resumed by the next process, which sent two devices and was killed before its
+    // store wrote; the third process read the clean stop's record, took it for exact and sent both
+    // again. Here the store holds that record and the server those two commands.
+    const { sim, sink } = env;
+    await addDevices(sim, DEVICES);
+    await env.startRed();
+    await deployFlows(env.red.url, flows(sim, sink));
+    await env.stopRed();
+    const stoppedAt = Date.now() - 2000;
+    const record = {
+      ...savedJob("j-clean", {
+        startedAt: stoppedAt - 1000,
+        settings: { concurrency: 2, timeoutMs: 20000, intervalMs: 200 },
+        devices: DEVICES.map((device) => ({ device, state: "pending" })),
+        msg: { _msgid: "m-clean", payload: {}, keep: "kept" },
+      }),
+      savedAt: stoppedAt,
+      closedAt: stoppedAt,
+    };
+    const file = path.join(env.userDir, "context", "t1", "f1.json");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ "edgewire-fleet-j-clean": record }));
+    // What the killed process sent after that stop, with the job's elems.
+    for (const device of DEVICES.slice(0, 2)) {
+      const body = {
+        path: `/${sim.company}/devices/${device}/:command`,
+        elems: record.settings.elems,
+      };
+      const sent = await api(sim, "POST", "/event", { body });
+      assert.equal(sent.status, 201, sent.text);
+    }
+    await env.startRed();
+    await waitFor(() => sink.got["/report"].length >= 1, {
+      timeoutMs: WAIT,
+      intervalMs: 100,
+      what: `the report (errors ${JSON.stringify(sink.got["/error"])})\n${env.red?.output().slice(-3000)}`,
+    });
+    const [{ report }] = sink.got["/report"];
+    assert.equal(report.restored, true);
+    assert.equal(report.complete, 5, JSON.stringify(report));
+    for (const name of DEVICES) assert.equal(await commandsOf(sim, name), 1, `${name} sent twice`);
+    // The two it found say that their command may have been told before.
+    const told = sink.got["/device"].filter((m) => DEVICES.slice(0, 2).includes(m.device));
+    assert.equal(told.length, 2, JSON.stringify(sink.got["/device"]));
+    assert.deepEqual(sink.got["/error"], []);
   });
 
   it("resumes the job after a full redeploy with Node-RED's default store", async function () {

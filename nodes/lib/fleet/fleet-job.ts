@@ -13,7 +13,9 @@
 // still calls pending (a crash inside the store's flush window): each is looked for the same way
 // before it is sent (`unsure`), from the time the record was saved; the process that saved it
 // ended before this one started, so its look-ups wait at most one Timeout from that start, not a
-// whole budget from the resume.
+// whole budget from the resume. This holds for a record saved at a clean stop too: a process that
+// resumed it after that stop, sent devices and was killed before its store wrote leaves the clean
+// stop's record on disk (the restart property: SIGINT, then SIGKILL, sent two devices twice).
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent } from "../api/types";
@@ -77,6 +79,8 @@ export class FleetJob {
    * may have been sent from the record's last save (`from`) to when it resumed (`to`).
    */
   private readonly unsure: { from: number; to: number } | undefined;
+  /** Read back from a store: a device's message may have been told by a process before this one. */
+  private readonly fromStore: boolean;
 
   constructor(
     readonly record: JobRecord,
@@ -87,9 +91,13 @@ export class FleetJob {
     fromStore = false,
   ) {
     const to = Date.now();
+    this.fromStore = fromStore;
+    // From the record's last save (or its clean stop, after which it saw no change until a later
+    // process resumed it). A record resumed from memory keeps the window it was read back with.
     this.unsure = fromStore
-      ? { from: Math.min(record.savedAt ?? record.startedAt, to), to }
-      : undefined;
+      ? { from: Math.min(record.closedAt ?? record.savedAt ?? record.startedAt, to), to }
+      : record.lookUp;
+    if (this.unsure) record.lookUp = this.unsure;
     this.room = new SendRoom(services.client.limiter.limits.concurrent);
     this.rollout = new Rollout(
       record,
@@ -145,7 +153,7 @@ export class FleetJob {
     const { unsure } = this;
     // After a crash, a device whose command went out before it may also have ended before it, its
     // message told, with the store's flush still to come: its message says mayHaveBeenSent.
-    const before = unsure !== undefined && (d.state === "sending" || d.state === "sent");
+    const before = this.fromStore && (d.state === "sending" || d.state === "sent");
     if (d.state === "sending" && !(await this.adopt(d, d.sentAt ?? 0))) return;
     if (before && d.state === "sent") d.mayHaveBeenSent = true;
     if (d.state === "pending" && unsure) {

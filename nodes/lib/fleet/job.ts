@@ -85,9 +85,16 @@ export interface JobRecord {
   savedAt?: number;
   /**
    * Wall clock ms when its node closed with the job running (a deploy, a stop): saved then, the
-   * record is exact. Absent while it runs, so a record read back without it was cut off by a crash.
+   * record was exact. It does not make a record read back from a store exact: a later process may
+   * have resumed the job, sent devices and been killed before its store wrote (fleet-job.ts).
    */
   closedAt?: number;
+  /**
+   * Set on a job read back from a persistent store, until it ends: its pending devices may have
+   * been sent from `from` to `to` (wall clock ms) by a process whose saves never reached the store.
+   * Kept in the record so that a redeploy during its look-ups resumes them, not sends at once.
+   */
+  lookUp?: { from: number; to: number };
 }
 
 /** The failures the stop rule counts. */
@@ -156,6 +163,8 @@ export function checkJobRecord(
   if (!isNumber(value.startedAt)) return { ok: false, field: "startedAt" };
   if (!optional(value.savedAt, isNumber)) return { ok: false, field: "savedAt" };
   if (!optional(value.closedAt, isNumber)) return { ok: false, field: "closedAt" };
+  if (!optional(value.lookUp, (v) => isObject(v) && isNumber(v.from) && isNumber(v.to)))
+    return { ok: false, field: "lookUp" };
   if (typeof value.msg !== "string") return { ok: false, field: "msg" };
   const s = value.settings;
   if (

@@ -157,6 +157,35 @@ describe("unit: fleet/fleet-job", function () {
     assert.equal(pump.mayHaveBeenSent, true);
   });
 
+  it("should look a pending device up, not send it at once, when a job read back from a store is resumed from memory during its look-ups", async function () {
+    // A redeploy while a job read back after a restart looks its devices up hands the next node
+    // the record from memory: the window it was read back with goes with it (record.lookUp).
+    const client = env.client({ timeoutMs: 1000, retry: { retries: 0 } });
+    const job = record([{ device: "pump-3", state: "pending" }]);
+    job.lookUp = { from: Date.now() - 2000, to: Date.now() };
+    const posted = await api(env.sim, "POST", "/event", {
+      body: { path: "/demo/devices/pump-3/:command", elems: ELEMS },
+    });
+    assert.equal(posted.status, 201, posted.text);
+    await run(client, job, undefined, false);
+    assert.equal(await commandsOf(env.sim, "pump-3"), 1, "pump-3 sent twice");
+    assert.equal(job.devices[0].commandId, posted.json.body.id);
+    assert.equal(job.devices[0].outcome, "complete");
+  });
+
+  it("should keep the look-up window in the record of a job read back from a store, and none in a job that was not", async function () {
+    const stored = record([{ device: "lcd-board", state: "pending" }]);
+    const savedAt = Date.now() - 1000;
+    stored.savedAt = savedAt;
+    await run(env.client(), stored, undefined, true);
+    // From the save the store held, to the resume.
+    assert.equal(stored.lookUp?.from, savedAt, JSON.stringify(stored));
+    assert.ok(stored.lookUp.to >= savedAt);
+    const fresh = record([{ device: "lcd-board", state: "pending" }]);
+    await run(env.client(), fresh);
+    assert.equal(fresh.lookUp, undefined);
+  });
+
   it("should not send again, and fail with send-uncertain and mayHaveBeenSent, when two commands of unknown sender could be its own", async function () {
     const sentAt = Date.now();
     for (let i = 0; i < 2; i++) {
