@@ -9,7 +9,7 @@
 // and says how to replay a failure.
 "use strict";
 const fc = require("fast-check");
-const { runSchedule, steps } = require("./schedule");
+const { runScheduleOn, steps } = require("./schedule");
 const S = steps;
 
 const behaviourArb = (deep) =>
@@ -399,7 +399,7 @@ function property(name, server, collect) {
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
     const path = String(index++);
     try {
-      await runSchedule(server, drawn, steps);
+      await runScheduleOn(server, drawn, steps);
     } catch (err) {
       if (!collect) throw err;
       collect({ path, drawn, steps: String(steps), err });
@@ -421,7 +421,8 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
   };
   const out = await fc.check(property(name, server), params);
   if (!out.failed) return { seed: out.seed, failure: null, runs: out.numRuns };
-  const replay = `npm run fuzz -- --property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
+  const sim = server.simulate ? "--sim " : "";
+  const replay = `npm run fuzz -- ${sim}--property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
   const [drawn, cmds] = out.counterexample ?? [];
   const schedule = cmds ? String(cmds) : "";
   const failure = [

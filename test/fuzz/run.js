@@ -4,6 +4,9 @@
 // --property it runs the nine in turn. Exit code 1 on failure.
 // `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
 // restart property instead (stops and crashes of a real node-red process, restarts.js).
+// `--sim` runs the schedules in the simulated world of issue 36 (test/sim/: virtual time, the
+// network in process), where a seed and path replay the interleaving too, in a fraction of the
+// time; `--world N` then varies the world's randomness (network delays) for the same schedules.
 "use strict";
 const { parseArgs } = require("node:util");
 const { helper } = require("./flow");
@@ -22,6 +25,8 @@ const { values } = parseArgs({
     // The restart property (restarts.js): real node-red processes, with a runner of its own.
     restarts: { type: "boolean", default: false },
     survey: { type: "boolean", default: false },
+    sim: { type: "boolean", default: false },
+    world: { type: "string", default: "0" },
   },
 });
 
@@ -47,13 +52,13 @@ async function hunt(name, server) {
 /** Runs a schedule written out in seeds.js; true when it broke an invariant. */
 async function runNamed(name, server) {
   const { named } = require("./seeds");
-  const { runSchedule, stepsOf } = require("./schedule");
+  const { runScheduleOn, stepsOf } = require("./schedule");
   const n = named[name];
   if (!n) throw new Error(`no schedule named ${name}: ${Object.keys(named).join(", ")}`);
   const cmds = stepsOf(n);
   console.log(`${name}: ${n.found}\nsteps: ${cmds.map(String).join(",")}`);
   try {
-    await runSchedule(server, n, cmds);
+    await runScheduleOn(server, n, cmds);
     console.log("held");
     return false;
   } catch (err) {
@@ -65,7 +70,9 @@ async function runNamed(name, server) {
 async function main() {
   if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
   await new Promise((resolve) => helper.startServer(resolve));
-  const server = await startFuzzServer();
+  const server = values.sim
+    ? require("../sim/server").startSimServer({ seedOffset: Number(values.world) })
+    : await startFuzzServer();
   let failed = false;
   try {
     if (values.named) failed = await runNamed(values.named, server);
@@ -75,13 +82,17 @@ async function main() {
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
+      // Chosen here, on the wall clock: inside the world, fast-check's default seed (the date and
+      // Math.random) would be the same every run.
+      const seed =
+        values.seed === undefined ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0 : Number(values.seed);
       if (values.hunt) {
         await hunt(name, server);
         continue;
       }
       const result = await runProperty(name, server, {
         numRuns: Number(values.runs),
-        seed: values.seed === undefined ? undefined : Number(values.seed),
+        seed,
         path: values.path,
         endOnFailure: !values.shrink,
       });
