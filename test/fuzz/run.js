@@ -27,6 +27,9 @@ const { values } = parseArgs({
     survey: { type: "boolean", default: false },
     sim: { type: "boolean", default: false },
     world: { type: "string", default: "0" },
+    // With --sim: virtual ms to watch the server after each schedule's unload (a request that
+    // still arrives would land in the next schedule's log on the wall clock).
+    tail: { type: "string", default: "0" },
   },
 });
 
@@ -71,7 +74,7 @@ async function main() {
   if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
   await new Promise((resolve) => helper.startServer(resolve));
   const server = values.sim
-    ? require("../sim/server").startSimServer({ seedOffset: Number(values.world) })
+    ? require("../sim/server").startSimServer({ seedOffset: Number(values.world), tailMs: Number(values.tail) })
     : await startFuzzServer();
   let failed = false;
   try {

@@ -507,6 +507,8 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     tabCancels: [],
   };
   if (config.watch) rec.watch = [];
+  // What the flow put out, for a reader after the run (the simulation's determinism proof).
+  server.lastRecord = rec;
   const recorder = (sink, msg, drop) => {
     if (drop) {
       // Lost by Node-RED on its way to a node a deploy stopped (flow.js): a helper node, or

@@ -55,7 +55,15 @@ class SimNetwork {
     this.random = random;
     this.maxDelayMs = maxDelayMs;
     this.log = [];
+    /** Requests dispatched: each is named by its number in the log. */
+    this.requests = 0;
     this.dispatchers = new Set();
+  }
+
+  /** A new run: its log and its request numbers start again. */
+  restart() {
+    this.log = [];
+    this.requests = 0;
   }
 
   delay() {
@@ -76,8 +84,6 @@ class SimNetwork {
   }
 }
 
-let nextRequest = 0;
-
 class SimDispatcher extends require("undici").Dispatcher {
   constructor(net, options) {
     super();
@@ -97,7 +103,7 @@ class SimDispatcher extends require("undici").Dispatcher {
     }
     // A handler of undici's newer API (onRequestStart...) is called through undici's own wrapper.
     const r = {
-      n: ++nextRequest,
+      n: ++this.net.requests,
       opts,
       handler: UnwrapHandler.unwrap(handler),
       timers: new Set(),

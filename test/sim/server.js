@@ -28,6 +28,25 @@ function forgetRuntimeMemory() {
 }
 
 /**
+ * After a schedule's flows were unloaded, `ms` more of virtual time: every request that still
+ * reaches the server then is one the real-time harness would log in the next schedule's run
+ * (its server is one, reset between runs), printed with what it did.
+ */
+async function watchTail(api, ms) {
+  const log = api.log;
+  const requests = log.requests.length;
+  const executed = log.executed.length;
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const late = log.requests.slice(requests);
+  if (late.length === 0) return;
+  const t0 = log.startedAt;
+  console.log(
+    `after the unload: ${late.map((r) => `+${r.t - t0}ms ${r.method} ${r.path} ${r.status ?? r.fault ?? ""}`).join(", ")}` +
+      `; executed ${JSON.stringify(log.executed.slice(executed))}`,
+  );
+}
+
+/**
  * The simulated fuzz server; `close()` gives the nodes undici again. `options.seedOffset` varies
  * the world's randomness (network delays, ids) for the same schedule: 0 unless hunting an
  * interleaving (`--world`).
@@ -43,6 +62,7 @@ function startSimServer(options = {}) {
   const transport = lib("api/transport");
   transport.setPoolFactoryForTests(network.factory());
   let seedOffset = options.seedOffset ?? 0;
+  const tailMs = options.tailMs ?? 0;
   const server = Object.assign(api, {
     network,
     /** The world's seed of the last schedule run, and how far its clock went. */
@@ -54,9 +74,15 @@ function startSimServer(options = {}) {
     async simulate(drawn, cmds, fn) {
       const seed = (seedOf(JSON.stringify(drawn) + String(cmds)) + seedOffset) >>> 0;
       forgetRuntimeMemory();
-      network.log = [];
+      network.restart();
       try {
-        return await runInWorld(seed, fn);
+        return await runInWorld(seed, async () => {
+          try {
+            return await fn();
+          } finally {
+            if (tailMs > 0) await watchTail(api, tailMs);
+          }
+        });
       } finally {
         server.last = { seed, ...runInWorld.stats };
       }
