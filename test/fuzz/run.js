@@ -30,6 +30,8 @@ const { values } = parseArgs({
     // With --sim: virtual ms to watch the server after each schedule's unload (a request that
     // still arrives would land in the next schedule's log on the wall clock).
     tail: { type: "string", default: "0" },
+    // With --sim: writes the last schedule's transcript (test/sim/transcript.js) to this file.
+    transcript: { type: "string" },
   },
 });
 
@@ -107,6 +109,10 @@ async function main() {
         console.log(
           `property "${name}": ${result.runs} runs held (seed ${result.seed}, ${took} s)`,
         );
+    }
+    if (values.transcript && server.simulate) {
+      const { transcriptOf } = require("../sim/transcript");
+      require("node:fs").writeFileSync(values.transcript, transcriptOf(server));
     }
   } finally {
     await server.close();

@@ -5,8 +5,13 @@
 // (determinism.spec.js); that is what "a failure replays" means.
 "use strict";
 
-/** JSON of a message: errors by name, code and text (JSON.stringify gives `{}` for them). */
-function replacer(_key, value) {
+/**
+ * JSON of a message: errors by name, code and text (JSON.stringify gives `{}` for them), with no
+ * stack.
+ */
+function replacer(key, value) {
+  // A stack names the caller's file and line: where the run was started from, not what it did.
+  if (key === "stack") return undefined;
   if (value instanceof Error)
     return { error: value.name, code: value.code, message: value.message, ...value };
   if (typeof value === "bigint") return `${value}n`;
