@@ -76,7 +76,10 @@ async function main() {
   if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
   await new Promise((resolve) => helper.startServer(resolve));
   const server = values.sim
-    ? require("../sim/server").startSimServer({ seedOffset: Number(values.world), tailMs: Number(values.tail) })
+    ? require("../sim/server").startSimServer({
+        seedOffset: Number(values.world),
+        tailMs: Number(values.tail),
+      })
     : await startFuzzServer();
   let failed = false;
   try {
@@ -90,7 +93,9 @@ async function main() {
       // Chosen here, on the wall clock: inside the world, fast-check's default seed (the date and
       // Math.random) would be the same every run.
       const seed =
-        values.seed === undefined ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0 : Number(values.seed);
+        values.seed === undefined
+          ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0
+          : Number(values.seed);
       if (values.hunt) {
         await hunt(name, server);
         continue;

@@ -47,6 +47,19 @@ async function watchTail(api, ms) {
 }
 
 /**
+ * What a schedule's nodes left in Node-RED's context store after the unload: a record there is
+ * one the next schedule's node of the same id reads back at its start and resumes.
+ */
+function leftInContext() {
+  const context = require("@node-red/runtime/lib/nodes/context");
+  for (const id of ["f1", "a1", "w1"]) {
+    const keys = context.get(id, "tab").keys();
+    if (Array.isArray(keys) && keys.length > 0)
+      console.log(`left in ${id}'s context after the unload: ${keys.join(", ")}`);
+  }
+}
+
+/**
  * The simulated fuzz server; `close()` gives the nodes undici again. `options.seedOffset` varies
  * the world's randomness (network delays, ids) for the same schedule: 0 unless hunting an
  * interleaving (`--world`).
@@ -80,7 +93,10 @@ function startSimServer(options = {}) {
           try {
             return await fn();
           } finally {
-            if (tailMs > 0) await watchTail(api, tailMs);
+            if (tailMs > 0) {
+              leftInContext();
+              await watchTail(api, tailMs);
+            }
           }
         });
       } finally {
