@@ -80,7 +80,7 @@ async function main() {
         seedOffset: Number(values.world),
         tailMs: Number(values.tail),
       })
-    : await startFuzzServer();
+    : await startFuzzServer({ tokenPerRun: true });
   let failed = false;
   try {
     if (values.named) failed = await runNamed(values.named, server);

@@ -85,8 +85,14 @@ function markerElems(shape, name, ref, deep) {
  * `dev0..dev<n-1>` exist, each with `:command` and `:inbox` streams; `/<company>/telemetry` is the
  * watched stream.
  */
-function createFuzzApi({ url, random = randomBytes, resetIds = false }) {
+function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRun = false }) {
   const hexId = (letter) => hexIdOf(letter, random);
+  // With `tokenPerRun` each run's flows get a token of their own (TOKEN-run<k>): a request of an
+  // earlier run's flow that still reaches this one server is told apart (logged `stale`, answered
+  // 401, never executed) instead of passing for this run's (issue 36: every run's probe sends the
+  // same fleet command g0@dev0, so a leftover of run k-1 read as run k's command executed twice).
+  let token = TOKEN;
+  let run = 0;
   let b;
   // Not reset between runs: a real server never gives an id twice, and the nodes' process, which
   // outlives a run, remembers the ids of the commands it sent (lib/commands/sent-commands.ts). A
@@ -130,6 +136,7 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false }) {
     // The simulation gives every run a fresh runtime's memory of ids (test/sim/world.js), as a
     // replay in a new process has: ids count from 1 again there, as in that replay.
     if (resetIds) seq = 0;
+    if (tokenPerRun) token = `${TOKEN}-run${++run}`;
     b = { ...PLAIN, ...behaviour, marker: { ...PLAIN.marker, ...behaviour.marker } };
     devices = new Map();
     streams = new Map();
@@ -450,7 +457,12 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false }) {
     const entry = { t: Date.now(), method: req.method, path: url.pathname, query: url.search };
     entry.other = other;
     log.requests.push(entry);
-    if (req.headers["x-auth-token"] !== TOKEN) return envelope((entry.status = 401), null);
+    const given = req.headers["x-auth-token"];
+    if (given !== token) {
+      if (typeof given === "string" && given.startsWith(`${TOKEN}-run`))
+        entry.stale = given.slice(TOKEN.length + 1);
+      return envelope((entry.status = 401), null);
+    }
     if (!url.pathname.startsWith(prefix)) return envelope((entry.status = 404), null);
     const parts = url.pathname.slice(prefix.length).split("/").map(decodeURIComponent);
     let body;
@@ -489,7 +501,7 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false }) {
     const plan = respond({
       method,
       url: `/v5.0/${COMPANY}${path}`,
-      headers: { "x-auth-token": TOKEN, "x-fuzz-other": "1", "content-type": "application/json" },
+      headers: { "x-auth-token": token, "x-fuzz-other": "1", "content-type": "application/json" },
       text: body === undefined ? "" : JSON.stringify(body),
     });
     return JSON.parse(plan.body);
@@ -502,7 +514,10 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false }) {
     later,
     url,
     company: COMPANY,
-    token: TOKEN,
+    /** The token of this run's flows (the same for every run without `tokenPerRun`). */
+    get token() {
+      return token;
+    },
     reset,
     get log() {
       return log;
@@ -550,10 +565,10 @@ const answer = (status, headers, body) => ({ kind: "answer", status, headers, bo
 
 /**
  * Starts the server on 127.0.0.1 (a real node-red process can point at it): the API of
- * createFuzzApi over real HTTP. A late answer is written when its delay has passed; "reset" and
+ * createFuzzApi over real HTTP (`options`: its tokenPerRun). A late answer is written when its delay has passed; "reset" and
  * "lost" destroy the socket, before and after the server acted.
  */
-async function startFuzzServer() {
+async function startFuzzServer(options = {}) {
   let api;
   const server = http.createServer((req, res) => {
     let text = "";
@@ -579,7 +594,7 @@ async function startFuzzServer() {
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  api = createFuzzApi({ url: `http://127.0.0.1:${server.address().port}` });
+  api = createFuzzApi({ ...options, url: `http://127.0.0.1:${server.address().port}` });
   return Object.assign(api, {
     close() {
       api.stop();
