@@ -62,6 +62,31 @@ describe("the simulated world: a seed and a path replay a run exactly", function
     });
   }
 
+  it("gives a schedule run alone by its path the transcript it had among the others", async function () {
+    // What a printed failure replays: the run at that path of the whole property's run, which
+    // ran after others in the same process (what the nodes' process learned from them is
+    // forgotten before each schedule, server.js).
+    const texts = [];
+    const simulate = server.simulate;
+    server.simulate = async (...args) => {
+      try {
+        return await simulate(...args);
+      } finally {
+        texts.push(transcriptOf(server));
+      }
+    };
+    try {
+      const all = await runProperty("fleet", server, { numRuns: 6, seed: 7 });
+      assert.equal(all.failure, null);
+    } finally {
+      server.simulate = simulate;
+    }
+    assert.equal(texts.length, 6);
+    const alone = await once("fleet", 7, "5");
+    assert.ok(alone.text === texts[5], "path 5 alone differs from the 6th run of the property");
+    assert.notEqual(texts[4], texts[5]);
+  });
+
   it("gives another transcript for the same schedule in another world (network delays)", async function () {
     const first = await once("await", 42, "3");
     server.setSeedOffset(1);
