@@ -1,4 +1,4 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable|people] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable|people|network] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
 // --property it runs the nine in turn. Exit code 1 on failure.
@@ -87,6 +87,8 @@ async function main() {
     const all = values.named
       ? []
       : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable", "people"];
+    // The network property's faults exist only in the simulated network.
+    if (values.sim && !values.named) all.push("network");
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
