@@ -16,7 +16,19 @@ const COMPANY = "fuzz";
  * name that does not resolve, a connection reset before the request was written. The simulated
  * network plays them (test/sim/network.js); the real server below has no way to.
  */
-const TRANSPORT_KINDS = new Set(["refused", "dns", "early"]);
+const TRANSPORT_KINDS = new Set([
+  "refused",
+  "dns",
+  "early",
+  // Of a proxy between the nodes and the API (an account with a Proxy): its port refused, its
+  // 407, its 502 when it cannot reach the API, its 504 after forwarding a request the API ran,
+  // a CONNECT it answers 403.
+  "proxy-refused",
+  "proxy-407",
+  "proxy-502",
+  "proxy-504",
+  "tunnel-403",
+]);
 const TOKEN = "fuzz-token-0123456789abcdef";
 const DEEP_LEVELS = 1200;
 

@@ -22,6 +22,20 @@ const UnwrapHandler = require("undici/lib/handler/unwrap-handler");
 
 /** The kinds of transport fault that happen before the server sees anything (faults queue). */
 const BEFORE_SERVER = new Set(["refused", "dns", "early"]);
+/** A proxy's own answers, written in place of the API's (a forwarding proxy, http origins). */
+const PROXY_ANSWERS = {
+  "proxy-407": [
+    407,
+    { "proxy-authenticate": 'Basic realm="proxy"' },
+    "Proxy Authentication Required",
+  ],
+  "proxy-502": [502, { "content-type": "text/html" }, "<html><body>502 Bad Gateway</body></html>"],
+  "proxy-504": [
+    504,
+    { "content-type": "text/html" },
+    "<html><body>504 Gateway Timeout</body></html>",
+  ],
+};
 
 /** A Node socket error, as net and dns make them. */
 function socketError(code, syscall, message) {
@@ -152,9 +166,24 @@ class SimDispatcher extends require("undici").Dispatcher {
   connect(r) {
     const { method, path } = r.opts;
     const before = this.net.api.takeTransportFault?.(method, path);
+    const proxy = this.options.proxy;
     if (before && BEFORE_SERVER.has(before.kind)) {
       this.net.note(`#${r.n} ${method} ${path} ${before.kind}`);
-      return this.fail(r, beforeError(before.kind, this.host));
+      return this.fail(r, beforeError(before.kind, proxy ? this.proxyHost() : this.host));
+    }
+    // Faults of a proxy the account has none of cannot happen: it meets none of them.
+    r.proxyFault = proxy && before?.kind.startsWith("proxy") ? before.kind : undefined;
+    if (proxy && before?.kind === "proxy-refused") {
+      this.net.note(`#${r.n} ${method} ${path} proxy refused`);
+      return this.fail(r, beforeError("refused", this.proxyHost()));
+    }
+    if (proxy && before?.kind === "tunnel-403" && this.options.origin.startsWith("https:")) {
+      // undici's ProxyAgent opens the tunnel before the request: its only report is this error.
+      this.net.note(`#${r.n} ${method} ${path} CONNECT 403`);
+      const err = new errors.RequestAbortedError(
+        "Proxy response (403) !== 200 when HTTP Tunneling",
+      );
+      return this.fail(r, err);
     }
     r.connected = true;
     // undici's abort function: the client calls it on its timeout or signal, or at once when the
@@ -170,8 +199,21 @@ class SimDispatcher extends require("undici").Dispatcher {
     if (r.ended) return;
     r.sent = true;
     // Written: the server reads it one delay later, even if the client gives up meanwhile.
+    // A forwarding proxy's own answer, before (407, 502: the API never saw it) or after (504: it
+    // forwarded the request, the API ran it) the API.
+    if (r.proxyFault === "proxy-407" || r.proxyFault === "proxy-502") {
+      const [status, headers, body] = PROXY_ANSWERS[r.proxyFault];
+      this.net.note(`#${r.n} ${method} ${path} proxy ${status}`);
+      const plan = { kind: "answer", status, headers, body };
+      return this.after(r, this.net.delay() * 2, () => this.answer(r, plan));
+    }
     // Not one of r's timers: an abort after the write does not unsend it.
     setTimeout(() => this.serve(r), this.net.delay());
+  }
+
+  /** `host:port` of the account's proxy. */
+  proxyHost() {
+    return new URL(this.options.proxy.url).hostname;
   }
 
   serve(r) {
@@ -187,6 +229,11 @@ class SimDispatcher extends require("undici").Dispatcher {
     );
     if (r.ended) return;
     const back = this.net.delay();
+    if (r.proxyFault === "proxy-504") {
+      const [status, headers, body] = PROXY_ANSWERS["proxy-504"];
+      const gateway = { kind: "answer", status, headers, body };
+      return this.after(r, back, () => this.answer(r, gateway));
+    }
     if (plan.kind === "hang") return;
     if (plan.kind !== "answer" && plan.kind !== "cut") {
       // "reset" before acting, "lost" after: the server closed the connection.

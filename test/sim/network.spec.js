@@ -13,15 +13,19 @@ const lib = (p) => require(`../../dist/nodes/lib/${p}`);
 const { EdgeClient } = lib("api/client");
 const transport = lib("api/transport");
 
-/** A command to dev0 through a client with `retries`, the server meeting `fault` first. */
-async function commandUnder(fault, retries = 1) {
+/**
+ * A command to dev0 through a client with `retries`, the server meeting `fault` first; through a
+ * proxy at proxy.sim:3128 when `origin` is given (http: forwarded; https: a CONNECT tunnel).
+ */
+async function commandUnder(fault, retries = 1, origin = undefined) {
   return runInWorld(36, async () => {
     const api = createFuzzApi({ url: "http://fuzz.sim" });
     api.reset({}, { deviceCount: 1 });
     const net = new SimNetwork(api, { random: () => Math.random() });
     transport.setPoolFactoryForTests(net.factory());
     const client = new EdgeClient({
-      baseUrl: "http://fuzz.sim",
+      baseUrl: origin ?? "http://fuzz.sim",
+      ...(origin ? { proxy: { url: "http://proxy.sim:3128" } } : {}),
       company: COMPANY,
       token: TOKEN,
       timeoutMs: 300,
@@ -79,6 +83,29 @@ describe("the simulated network, read by the package's client", function () {
       assert.deepEqual([r.code, r.mayHaveBeenSent, r.executed], [code, true, 1]);
     });
   }
+
+  for (const [origin, kind, code, executed] of [
+    ["http://fuzz.sim", "proxy-refused", "proxy-refused", 0],
+    ["http://fuzz.sim", "proxy-407", "proxy-auth", 0],
+    ["http://fuzz.sim", "proxy-502", "proxy-upstream", 0],
+    ["http://fuzz.sim", "proxy-504", "proxy-upstream", 1],
+    ["https://fuzz.sim", "tunnel-403", "proxy-upstream", 0],
+  ]) {
+    it(`says ${code} for a proxy's ${kind} (${origin.split(":")[0]}), and runs the command ${executed} time(s)`, async function () {
+      const r = await commandUnder({ kind }, 0, origin);
+      assert.deepEqual([r.code, r.executed], [code, executed], JSON.stringify(r));
+      // The proxy's answer after it forwarded the command: it may have been made.
+      if (kind === "proxy-504") assert.equal(r.mayHaveBeenSent, true);
+    });
+  }
+
+  it("runs a command through a proxy that forwards it", async function () {
+    for (const origin of ["http://fuzz.sim", "https://fuzz.sim"]) {
+      const r = await commandUnder(undefined, 0, origin);
+      assert.equal(typeof r.id, "string", JSON.stringify(r));
+      assert.equal(r.executed, 1);
+    }
+  });
 
   it("sends a command again after the API's own 503 and runs it once", async function () {
     const r = await commandUnder({ kind: "503" }, 1);
