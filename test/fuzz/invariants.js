@@ -555,8 +555,28 @@ function stillUp(rec) {
 }
 
 /** Every violation of the run, each {invariant, text, n?}. */
+/**
+ * 2, across runs: no request of a flow the harness unloaded before this run reached the server
+ * (a server with a token per run logs it `stale`, answered 401, not executed). A node of a
+ * stopped flow that still sends would be a defect of its own; on the wall clock such a request
+ * used to pass for this run's, as every run's probe sends the same command (issue 36).
+ */
+function noneFromEarlierRuns(log) {
+  const stale = log.requests.filter((r) => r.stale !== undefined);
+  if (stale.length === 0) return [];
+  const t0 = log.startedAt;
+  const list = stale.map((r) => `+${r.t - t0}ms ${r.method} ${r.path} (${r.stale})`).join(", ");
+  return [
+    {
+      invariant: 2,
+      text: `requests of an earlier run's flow, unloaded before this run, reached the server: ${list}`,
+    },
+  ];
+}
+
 function check(rec, log, behaviour, config) {
   return [
+    ...noneFromEarlierRuns(log),
     ...wiringHolds(rec, log, config),
     ...endedOnce(rec, log, behaviour),
     ...restoredAfterDisable(rec),
@@ -575,6 +595,7 @@ module.exports = {
   END_SINKS,
   endedOnce,
   noneTwice,
+  noneFromEarlierRuns,
   backedByMarker,
   notTimedOutWhenAnswered,
   reportsMatch,

@@ -9,7 +9,7 @@
 // and says how to replay a failure.
 "use strict";
 const fc = require("fast-check");
-const { runSchedule, steps } = require("./schedule");
+const { runScheduleOn, steps } = require("./schedule");
 const S = steps;
 
 const behaviourArb = (deep) =>
@@ -67,7 +67,10 @@ const configArb = (name) =>
       timeout: fc.integer({ min: 200, max: 400 }),
       // A gateway's 503 after the API acted is retried into a second command only with retries:
       // the gateway property always has one or two. The others draw as they always did (seeds.js).
-      retries: name === "gateway" ? fc.integer({ min: 1, max: 2 }) : fc.integer({ min: 0, max: 1 }),
+      retries:
+        name === "gateway" || name === "network"
+          ? fc.integer({ min: 1, max: 2 })
+          : fc.integer({ min: 0, max: 1 }),
       // Fleet schedules draw the tight limit four times in seven: at 5 requests/s, two jobs of 3
       // or 4 devices leave some of the second job's sends waiting in the limiter (item 3).
       rate:
@@ -118,6 +121,33 @@ const gatewayFaultArb = (matches) =>
         "503",
       ),
       retryAfter: fc.constantFrom("zero", "small", "huge", "date", "past", "garbage"),
+      delayMs: fc.integer({ min: 20, max: 500 }),
+    })
+    .map((spec) => new S.Fault(spec));
+/**
+ * Faults of the network property (issue 36), which only the simulated network plays
+ * (test/sim/network.js): a connection refused, a name that does not resolve, a connection reset
+ * before the request was written (none reached the server), a server that acts and never answers,
+ * one that answers half the body and closes; and the server's own kinds. A new arbitrary, as
+ * gatewayFaultArb: the other properties' seeds stay as they were.
+ */
+const transportFaultArb = (matches) =>
+  fc
+    .record({
+      match: fc.constantFrom(...matches),
+      kind: fc.constantFrom(
+        "refused",
+        "dns",
+        "early",
+        "hang",
+        "cut",
+        "cut",
+        "late",
+        "lost",
+        "reset",
+        "503",
+      ),
+      retryAfter: fc.constantFrom("zero", "small", "date", "garbage"),
       delayMs: fc.integer({ min: 20, max: 500 }),
     })
     .map((spec) => new S.Fault(spec));
@@ -357,6 +387,20 @@ const STEPS = {
     faultArb(["POST", "POST", "poll", "any"]),
     pauseArb,
   ],
+  // Every transport outcome of the simulated network (issue 36) on commands, fleet sends, merges,
+  // listings and the awaits' polls; simulation only (npm run fuzz -- --sim --property network).
+  network: [
+    sendArb,
+    sendArb,
+    smallFleetArb,
+    device(3).map((d) => new S.Merge(d)),
+    device(3).map((d) => new S.List(d)),
+    deployArb(["a1", "s1", "none"]),
+    transportFaultArb(["POST", "POST", "poll", "GET", "PUT", "any"]),
+    transportFaultArb(["POST", "POST", "poll", "GET", "PUT", "any"]),
+    device(3).map((d) => new S.Other(d)),
+    pauseArb,
+  ],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -373,6 +417,8 @@ const STEPS = {
  * run goes on: `npm run fuzz -- --hunt` lists every failing schedule of a seed, not only the first.
  */
 function property(name, server, collect) {
+  if (name === "network" && !server.simulate)
+    throw new Error('the "network" property runs only in the simulation: add --sim');
   const cmds = fc.commands(STEPS[name], {
     maxCommands: name === "watch" || name === "streams" || name === "disable" ? 6 : 8,
   });
@@ -399,7 +445,7 @@ function property(name, server, collect) {
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
     const path = String(index++);
     try {
-      await runSchedule(server, drawn, steps);
+      await runScheduleOn(server, drawn, steps);
     } catch (err) {
       if (!collect) throw err;
       collect({ path, drawn, steps: String(steps), err });
@@ -421,7 +467,8 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
   };
   const out = await fc.check(property(name, server), params);
   if (!out.failed) return { seed: out.seed, failure: null, runs: out.numRuns };
-  const replay = `npm run fuzz -- --property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
+  const sim = server.simulate ? "--sim " : "";
+  const replay = `npm run fuzz -- ${sim}--property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
   const [drawn, cmds] = out.counterexample ?? [];
   const schedule = cmds ? String(cmds) : "";
   const failure = [

@@ -1,9 +1,12 @@
-// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable|people] [--runs N] [--seed=S --path=P] [--shrink]`:
+// `npm run fuzz -- [--property await|fleet|watch|wiring|streams|stamps|gateway|disable|people|network] [--runs N] [--seed=S --path=P] [--shrink]`:
 // the harness outside mocha, for longer runs and for replaying one failing schedule (the seed and
 // path a failure printed), or --named <name>, a schedule written out in seeds.js. Without
 // --property it runs the nine in turn. Exit code 1 on failure.
 // `npm run fuzz -- --restarts [--runs N] [--seed S --path P] [--shrink] [--survey]` runs the
 // restart property instead (stops and crashes of a real node-red process, restarts.js).
+// `--sim` runs the schedules in the simulated world of issue 36 (test/sim/: virtual time, the
+// network in process), where a seed and path replay the interleaving too, in a fraction of the
+// time; `--world N` then varies the world's randomness (network delays) for the same schedules.
 "use strict";
 const { parseArgs } = require("node:util");
 const { helper } = require("./flow");
@@ -22,6 +25,13 @@ const { values } = parseArgs({
     // The restart property (restarts.js): real node-red processes, with a runner of its own.
     restarts: { type: "boolean", default: false },
     survey: { type: "boolean", default: false },
+    sim: { type: "boolean", default: false },
+    world: { type: "string", default: "0" },
+    // With --sim: virtual ms to watch the server after each schedule's unload (a request that
+    // still arrives would land in the next schedule's log on the wall clock).
+    tail: { type: "string", default: "0" },
+    // With --sim: writes the last schedule's transcript (test/sim/transcript.js) to this file.
+    transcript: { type: "string" },
   },
 });
 
@@ -47,13 +57,13 @@ async function hunt(name, server) {
 /** Runs a schedule written out in seeds.js; true when it broke an invariant. */
 async function runNamed(name, server) {
   const { named } = require("./seeds");
-  const { runSchedule, stepsOf } = require("./schedule");
+  const { runScheduleOn, stepsOf } = require("./schedule");
   const n = named[name];
   if (!n) throw new Error(`no schedule named ${name}: ${Object.keys(named).join(", ")}`);
   const cmds = stepsOf(n);
   console.log(`${name}: ${n.found}\nsteps: ${cmds.map(String).join(",")}`);
   try {
-    await runSchedule(server, n, cmds);
+    await runScheduleOn(server, n, cmds);
     console.log("held");
     return false;
   } catch (err) {
@@ -65,23 +75,36 @@ async function runNamed(name, server) {
 async function main() {
   if (values.restarts) process.exit(await require("./restarts").main(process.argv.slice(2)));
   await new Promise((resolve) => helper.startServer(resolve));
-  const server = await startFuzzServer();
+  const server = values.sim
+    ? require("../sim/server").startSimServer({
+        seedOffset: Number(values.world),
+        tailMs: Number(values.tail),
+      })
+    : await startFuzzServer({ tokenPerRun: true });
   let failed = false;
   try {
     if (values.named) failed = await runNamed(values.named, server);
     const all = values.named
       ? []
       : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable", "people"];
+    // The network property's faults exist only in the simulated network.
+    if (values.sim && !values.named) all.push("network");
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();
+      // Chosen here, on the wall clock: inside the world, fast-check's default seed (the date and
+      // Math.random) would be the same every run.
+      const seed =
+        values.seed === undefined
+          ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0
+          : Number(values.seed);
       if (values.hunt) {
         await hunt(name, server);
         continue;
       }
       const result = await runProperty(name, server, {
         numRuns: Number(values.runs),
-        seed: values.seed === undefined ? undefined : Number(values.seed),
+        seed,
         path: values.path,
         endOnFailure: !values.shrink,
       });
@@ -93,6 +116,10 @@ async function main() {
         console.log(
           `property "${name}": ${result.runs} runs held (seed ${result.seed}, ${took} s)`,
         );
+    }
+    if (values.transcript && server.simulate) {
+      const { transcriptOf } = require("../sim/transcript");
+      require("node:fs").writeFileSync(values.transcript, transcriptOf(server));
     }
   } finally {
     await server.close();

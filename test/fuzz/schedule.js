@@ -507,6 +507,8 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     tabCancels: [],
   };
   if (config.watch) rec.watch = [];
+  // What the flow put out, for a reader after the run (the simulation's determinism proof).
+  server.lastRecord = rec;
   const recorder = (sink, msg, drop) => {
     if (drop) {
       // Lost by Node-RED on its way to a node a deploy stopped (flow.js): a helper node, or
@@ -603,6 +605,15 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   }
 }
 
+/**
+ * Runs one schedule on `server`: in a simulated world of its own when the server is the
+ * simulation's (test/sim/server.js), else on the wall clock.
+ */
+function runScheduleOn(server, drawn, cmds) {
+  if (server.simulate) return server.simulate(drawn, cmds, () => runSchedule(server, drawn, cmds));
+  return runSchedule(server, drawn, cmds);
+}
+
 const steps = {
   SendCommand,
   Merge,
@@ -623,4 +634,4 @@ const steps = {
 /** A schedule written out in seeds.js (`named`): its steps as [class name, ...arguments]. */
 const stepsOf = (written) => written.steps.map(([type, ...args]) => new steps[type](...args));
 
-module.exports = { runSchedule, steps, stepsOf };
+module.exports = { runSchedule, runScheduleOn, steps, stepsOf };

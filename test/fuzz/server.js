@@ -11,6 +11,24 @@ const http = require("node:http");
 const { randomBytes } = require("node:crypto");
 
 const COMPANY = "fuzz";
+/**
+ * Faults of the transport itself, before the server sees the request: a refused connection, a
+ * name that does not resolve, a connection reset before the request was written. The simulated
+ * network plays them (test/sim/network.js); the real server below has no way to.
+ */
+const TRANSPORT_KINDS = new Set([
+  "refused",
+  "dns",
+  "early",
+  // Of a proxy between the nodes and the API (an account with a Proxy): its port refused, its
+  // 407, its 502 when it cannot reach the API, its 504 after forwarding a request the API ran,
+  // a CONNECT it answers 403.
+  "proxy-refused",
+  "proxy-407",
+  "proxy-502",
+  "proxy-504",
+  "tunnel-403",
+]);
 const TOKEN = "fuzz-token-0123456789abcdef";
 const DEEP_LEVELS = 1200;
 
@@ -43,11 +61,12 @@ const PLAIN = {
   reuseIds: false,
 };
 
-function hexId(letter) {
+/** An id as the service makes them: a letter, the second it was made, 16 random hex digits. */
+function hexIdOf(letter, random) {
   const seconds = Math.floor(Date.now() / 1000)
     .toString(16)
     .padStart(8, "0");
-  return letter + seconds + randomBytes(8).toString("hex");
+  return letter + seconds + random(8).toString("hex");
 }
 
 /** A marker's elems: the name as a value, with or without the command's id, in the run's shape. */
@@ -65,12 +84,27 @@ function markerElems(shape, name, ref, deep) {
 }
 
 /**
- * Starts a server. `reset(behaviour)` starts a run: it forgets every device, event and log entry
+ * The fuzz server's API with no transport (issue 36): `respond(request)` takes a request as it
+ * arrived ({method, url, headers, text}) and says what the server does, as a plan: answer it
+ * ({kind: "answer", status, headers, body, delayMs}, delayMs > 0 for a late answer), or drop the
+ * connection before acting ("reset") or after ("lost"). The real HTTP server below and the
+ * simulated network (test/sim/network.js) carry out the same plans, so both play one server.
+ * `random(n)` gives n random bytes (the simulation passes a seeded source); `url` is what the
+ * flows are told to call.
+ *
+ * `reset(behaviour)` starts a run: it forgets every device, event and log entry
  * (event ids go on counting) and takes the run's behaviour (merged over PLAIN). Devices
  * `dev0..dev<n-1>` exist, each with `:command` and `:inbox` streams; `/<company>/telemetry` is the
  * watched stream.
  */
-async function startFuzzServer() {
+function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRun = false }) {
+  const hexId = (letter) => hexIdOf(letter, random);
+  // With `tokenPerRun` each run's flows get a token of their own (TOKEN-run<k>): a request of an
+  // earlier run's flow that still reaches this one server is told apart (logged `stale`, answered
+  // 401, never executed) instead of passing for this run's (issue 36: every run's probe sends the
+  // same fleet command g0@dev0, so a leftover of run k-1 read as run k's command executed twice).
+  let token = TOKEN;
+  let run = 0;
   let b;
   // Not reset between runs: a real server never gives an id twice, and the nodes' process, which
   // outlives a run, remembers the ids of the commands it sent (lib/commands/sent-commands.ts). A
@@ -111,13 +145,25 @@ async function startFuzzServer() {
 
   function reset(behaviour = {}, { deviceCount = 4 } = {}) {
     for (const t of timers ?? []) clearTimeout(t);
+    // The simulation gives every run a fresh runtime's memory of ids (test/sim/world.js), as a
+    // replay in a new process has: ids count from 1 again there, as in that replay.
+    if (resetIds) seq = 0;
+    if (tokenPerRun) token = `${TOKEN}-run${++run}`;
     b = { ...PLAIN, ...behaviour, marker: { ...PLAIN.marker, ...behaviour.marker } };
     devices = new Map();
     streams = new Map();
     byPath = new Map();
     faults = [];
     timers = new Set();
-    log = { requests: [], executed: [], markers: [], telemetry: [], startedAt: Date.now() };
+    log = {
+      requests: [],
+      executed: [],
+      markers: [],
+      telemetry: [],
+      // Requests a transport fault stopped before the server saw them (simulation only).
+      transport: [],
+      startedAt: Date.now(),
+    };
     addStream(`/${COMPANY}/telemetry`, "telemetry");
     for (let i = 0; i < deviceCount; i++) addDevice(`dev${i}`);
   }
@@ -254,7 +300,8 @@ async function startFuzzServer() {
 
   const wire = (event) => ({ ...event, id: wireId(event.id) });
 
-  function envelope(res, status, body, headers = {}) {
+  /** The plan of an answer in the API's envelope. */
+  function envelope(status, body, headers = {}) {
     const ok = status >= 200 && status < 300;
     const text = JSON.stringify({
       head: {
@@ -266,8 +313,7 @@ async function startFuzzServer() {
       },
       body,
     });
-    res.writeHead(status, { "content-type": "application/json", ...headers });
-    res.end(text);
+    return answer(status, { "content-type": "application/json", ...headers }, text);
   }
 
   function page(list, query) {
@@ -354,9 +400,40 @@ async function startFuzzServer() {
     const kind =
       stream?.kind === "inbox" ? "poll" : stream?.kind === "telemetry" ? "telemetry" : method;
     const i = faults.findIndex(
-      (f) => f.match === kind || (f.match === "any" && kind !== "telemetry"),
+      (f) =>
+        !TRANSPORT_KINDS.has(f.kind) &&
+        (f.match === kind || (f.match === "any" && kind !== "telemetry")),
     );
     return i < 0 ? undefined : faults.splice(i, 1)[0];
+  }
+
+  /**
+   * The queued transport fault (refused, dns, early: before anything is written) a request to
+   * `path` meets on its way; only the simulated network has these (test/sim/network.js). Matched
+   * as takeFault matches: by method, "poll" for inbox reads, "any".
+   */
+  function takeTransportFault(method, path) {
+    if (!faults.some((f) => TRANSPORT_KINDS.has(f.kind))) return undefined;
+    const url = new URL(path, "http://127.0.0.1");
+    const prefix = `/v5.0/${COMPANY}/`;
+    const parts = url.pathname.slice(prefix.length).split("/").map(decodeURIComponent);
+    const stream =
+      method === "GET" && parts[0] === "event"
+        ? parts[1] === undefined
+          ? byPath.get(url.searchParams.get("path"))
+          : streams.get(parts[1])
+        : undefined;
+    const kind =
+      stream?.kind === "inbox" ? "poll" : stream?.kind === "telemetry" ? "telemetry" : method;
+    const i = faults.findIndex(
+      (f) =>
+        TRANSPORT_KINDS.has(f.kind) &&
+        (f.match === kind || (f.match === "any" && kind !== "telemetry")),
+    );
+    if (i < 0) return undefined;
+    const fault = faults.splice(i, 1)[0];
+    log.transport.push({ t: Date.now(), method, path: url.pathname, kind: fault.kind });
+    return fault;
   }
 
   /**
@@ -364,16 +441,14 @@ async function startFuzzServer() {
    * executed: Envoy's 503 page after an upstream reset, or a 429 with Retry-After: 0 and no body
    * (issue 35, item 4). Neither carries the API's envelope, so neither proves nothing was done.
    */
-  function gatewayAnswer(res, kind) {
-    if (kind === "gateway503") {
-      res.writeHead(503, { "content-type": "text/html" });
-      res.end(
+  function gatewayAnswer(kind) {
+    if (kind === "gateway503")
+      return answer(
+        503,
+        { "content-type": "text/html" },
         "<html><body><h1>503 Service Unavailable</h1>upstream connect error or disconnect/reset before headers. reset reason: connection termination</body></html>",
       );
-      return;
-    }
-    res.writeHead(429, { "retry-after": "0", "content-length": "0" });
-    res.end();
+    return answer(429, { "retry-after": "0", "content-length": "0" }, "");
   }
 
   function retryAfter(kind) {
@@ -385,67 +460,76 @@ async function startFuzzServer() {
     return "soon-ish";
   }
 
-  function handle(req, res, text) {
+  /** What the server does with a request: a plan (createFuzzApi), carried out by a transport. */
+  function respond(req) {
+    const text = req.text;
     const url = new URL(req.url, "http://127.0.0.1");
     const prefix = `/v5.0/${COMPANY}/`;
     const other = req.headers["x-fuzz-other"] === "1";
     const entry = { t: Date.now(), method: req.method, path: url.pathname, query: url.search };
     entry.other = other;
     log.requests.push(entry);
-    if (req.headers["x-auth-token"] !== TOKEN) return envelope(res, (entry.status = 401), null);
-    if (!url.pathname.startsWith(prefix)) return envelope(res, (entry.status = 404), null);
+    const given = req.headers["x-auth-token"];
+    if (given !== token) {
+      if (typeof given === "string" && given.startsWith(`${TOKEN}-run`))
+        entry.stale = given.slice(TOKEN.length + 1);
+      return envelope((entry.status = 401), null);
+    }
+    if (!url.pathname.startsWith(prefix)) return envelope((entry.status = 404), null);
     const parts = url.pathname.slice(prefix.length).split("/").map(decodeURIComponent);
     let body;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
-      return envelope(res, (entry.status = 400), null);
+      return envelope((entry.status = 400), null);
     }
     // The stream a POST /event names in its body: what the invariants' evidence finds it by.
     if (typeof body?.path === "string") entry.stream = body.path;
     const fault = other ? undefined : takeFault(req.method, parts, url.searchParams);
     entry.fault = fault?.kind;
-    if (fault?.kind === "reset") return req.socket.destroy();
+    if (fault?.kind === "reset") return { kind: "reset" };
     if (fault?.kind === "429" || fault?.kind === "503") {
       entry.status = Number(fault.kind);
-      return envelope(res, entry.status, null, { "retry-after": retryAfter(fault.retryAfter) });
+      return envelope(entry.status, null, { "retry-after": retryAfter(fault.retryAfter) });
     }
     const result = act(req.method, parts, url.searchParams, body, other) ?? [404, null];
     entry.status = result[0];
-    if (fault?.kind === "lost") return req.socket.destroy();
+    if (fault?.kind === "lost") return { kind: "lost" };
     if (fault?.kind === "gateway503" || fault?.kind === "gateway429") {
       // The API did its work (act above); the client sees only the gateway's answer.
       entry.status = fault.kind === "gateway503" ? 503 : 429;
-      return gatewayAnswer(res, fault.kind);
+      return gatewayAnswer(fault.kind);
     }
-    if (fault?.kind === "late") return later(fault.delayMs, () => envelope(res, ...result));
-    return envelope(res, ...result);
+    if (fault?.kind === "late") return { ...envelope(...result), delayMs: fault.delayMs };
+    // Acted, and then never answers (the client's timeout ends the wait), or answers half the
+    // body and closes the connection.
+    if (fault?.kind === "hang") return { kind: "hang" };
+    if (fault?.kind === "cut") return { ...envelope(...result), kind: "cut" };
+    return envelope(...result);
   }
-
-  const server = http.createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (d) => (text += d));
-    req.on("end", () => handle(req, res, text));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${server.address().port}`;
-  reset();
 
   /** A request from outside the nodes ("other flows"), never faulted, logged as other. */
-  async function other(method, path, body) {
-    const res = await fetch(`${url}/v5.0/${COMPANY}${path}`, {
+  function other(method, path, body) {
+    const plan = respond({
       method,
-      headers: { "x-auth-token": TOKEN, "x-fuzz-other": "1", "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      url: `/v5.0/${COMPANY}${path}`,
+      headers: { "x-auth-token": token, "x-fuzz-other": "1", "content-type": "application/json" },
+      text: body === undefined ? "" : JSON.stringify(body),
     });
-    return res.json();
+    return JSON.parse(plan.body);
   }
 
+  reset();
   return {
+    respond,
+    takeTransportFault,
+    later,
     url,
     company: COMPANY,
-    token: TOKEN,
+    /** The token of this run's flows (the same for every run without `tokenPerRun`). */
+    get token() {
+      return token;
+    },
     reset,
     get log() {
       return log;
@@ -481,14 +565,57 @@ async function startFuzzServer() {
       }
       return event;
     },
-    close() {
+    /** Clears the answers still to come (the transport closes its own connections). */
+    stop() {
       for (const t of timers) clearTimeout(t);
+    },
+  };
+}
+
+/** An answer's plan. */
+const answer = (status, headers, body) => ({ kind: "answer", status, headers, body });
+
+/**
+ * Starts the server on 127.0.0.1 (a real node-red process can point at it): the API of
+ * createFuzzApi over real HTTP (`options`: its tokenPerRun). A late answer is written when its delay has passed; "reset" and
+ * "lost" destroy the socket, before and after the server acted.
+ */
+async function startFuzzServer(options = {}) {
+  let api;
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => (text += d));
+    req.on("end", () => {
+      const plan = api.respond({ method: req.method, url: req.url, headers: req.headers, text });
+      if (plan.kind === "hang") return undefined;
+      if (plan.kind !== "answer" && plan.kind !== "cut") return req.socket.destroy();
+      const write = () => {
+        if (plan.kind === "cut") {
+          // The whole length announced, half the body sent, then the connection closed.
+          const bytes = Buffer.from(plan.body);
+          res.writeHead(plan.status, { ...plan.headers, "content-length": bytes.length });
+          res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+          return void setTimeout(() => req.socket.destroy(), 5);
+        }
+        res.writeHead(plan.status, plan.headers);
+        res.end(plan.body);
+      };
+      if (plan.delayMs > 0) api.later(plan.delayMs, write);
+      else write();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  api = createFuzzApi({ ...options, url: `http://127.0.0.1:${server.address().port}` });
+  return Object.assign(api, {
+    close() {
+      api.stop();
       return new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       });
     },
-  };
+  });
 }
 
-module.exports = { startFuzzServer, PLAIN, COMPANY, TOKEN, DEEP_LEVELS };
+module.exports = { startFuzzServer, createFuzzApi, PLAIN, COMPANY, TOKEN, DEEP_LEVELS };

@@ -76,7 +76,22 @@ export function preloadUndici(): void {
   }).unref();
 }
 
+/**
+ * Makes an account's dispatcher in place of undici's pool: unset in production. The simulation
+ * (test/sim/) sets it to put the fuzz server and every transport failure in process, on virtual
+ * time, so that a seed replays its interleaving exactly; the client, retry rules and error map
+ * above and below the dispatcher stay the ones users run.
+ */
+export type PoolFactory = (o: PoolOptions) => Dispatcher;
+let poolFactory: PoolFactory | undefined;
+
+/** Test-only: every pool made from now on comes from `f` (undefined: undici again). */
+export function setPoolFactoryForTests(f: PoolFactory | undefined): void {
+  poolFactory = f;
+}
+
 export function createPool(o: PoolOptions): Dispatcher {
+  if (poolFactory) return poolFactory(o);
   const pool = (origin: string, connect: unknown): Dispatcher =>
     new (loadUndici())(origin, {
       connections: o.connections,
