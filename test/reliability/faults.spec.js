@@ -1,6 +1,9 @@
 // Faults, rate limits and close, seen from both sides: the nodes in a real Node-RED runtime (test
 // helper) and the simulator's request log, whose arrival times show the retries and their delays.
-// Timing assertions are lower bounds with generous upper bounds: the machine is shared.
+// Timing assertions here are lower bounds only, which load cannot break (a gap between two requests
+// the simulator logged is at least the wait the client chose): the exact gaps, their growth and
+// every "at once" are asserted on virtual time in test/unit/api/client-clock.spec.js (issue 36: a
+// loaded machine gave "gaps grow: 689, 317, 557").
 "use strict";
 const assert = require("node:assert/strict");
 const diagnostics = require("node:diagnostics_channel");
@@ -61,12 +64,12 @@ describe("reliability: faults, rate limits and close", function () {
         tries.map((r) => r.status),
         [503, 503, 503, 200],
       );
-      // Default policy: base 200 ms, attempt n waits between half and all of 200 * 2^n.
+      // Default policy: base 200 ms, attempt n waits between half and all of 200 * 2^n. The upper
+      // bounds and the growth are on virtual time (client-clock.spec.js).
       const [g1, g2, g3] = gaps(tries);
-      assert.ok(g1 >= 95 && g1 < 1500, `first gap ${g1}`);
-      assert.ok(g2 >= 195 && g2 < 2000, `second gap ${g2}`);
-      assert.ok(g3 >= 395 && g3 < 3000, `third gap ${g3}`);
-      assert.ok(g3 > g1, `gaps grow: ${g1}, ${g2}, ${g3}`);
+      assert.ok(g1 >= 95, `first gap ${g1}`);
+      assert.ok(g2 >= 195, `second gap ${g2}`);
+      assert.ok(g3 >= 395, `third gap ${g3}`);
     });
 
     const transient = [
@@ -137,7 +140,7 @@ describe("reliability: faults, rate limits and close", function () {
         [429, 200],
       );
       const [gap] = gaps(tries);
-      assert.ok(gap >= 990 && gap < 4000, `Retry-After: 1 gave a gap of ${gap} ms`);
+      assert.ok(gap >= 990, `Retry-After: 1 gave a gap of ${gap} ms`);
     });
 
     it("honours Retry-After given as an HTTP date", async function () {
@@ -155,7 +158,6 @@ describe("reliability: faults, rate limits and close", function () {
       const tries = await requests(env.sim, "GET", "/device");
       assert.equal(tries.length, 2);
       assert.ok(tries[1].time >= at - 20, `retried ${Math.round(at - tries[1].time)} ms early`);
-      assert.ok(tries[1].time < at + 3000, `retried ${Math.round(tries[1].time - at)} ms late`);
     });
 
     it("fails at once when Retry-After asks for more than the request's time budget", async function () {
@@ -163,10 +165,9 @@ describe("reliability: faults, rate limits and close", function () {
       const f = await deploy(env.sim, [state("n1")], {
         account: { ...NO_LIMIT, timeout: "1000", retries: "3" },
       });
-      const started = Date.now();
       feed(f.n1, [{}]);
+      // Ended without the 30 s wait: at once on virtual time (client-clock.spec.js).
       const err = await next(f.caught);
-      assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`);
       assert.equal(err.error.code, "rate-limited");
       assert.equal(err.edgeError.retryAfterMs, 30000);
       assert.equal((await requests(env.sim, "GET", "/device")).length, 1);
@@ -184,11 +185,10 @@ describe("reliability: faults, rate limits and close", function () {
       const f = await deploy(env.sim, [state("n1")], {
         account: { ...NO_LIMIT, timeout: "400", retries: "3" },
       });
-      const started = Date.now();
       feed(f.n1, [{}]);
+      // When it ended (1 s after the first try) is asserted on virtual time (client-clock.spec.js).
       const err = await next(f.caught, 5000);
       assert.equal(err.statusCode, 503);
-      assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
       assert.equal((await requests(env.sim, "GET", "/device")).length, 2);
     });
 
