@@ -166,7 +166,10 @@ describe("unit: api/client on virtual time", function () {
     });
 
     it("fails at once when Retry-After asks for more than the request's time budget", async function () {
-      const { c, tries } = client([busy(429, "30"), ok], { timeoutMs: 1000, retry: { retries: 3 } });
+      const { c, tries } = client([busy(429, "30"), ok], {
+        timeoutMs: 1000,
+        retry: { retries: 3 },
+      });
       const { error, ms } = await settle(c.getDevice("lcd-board"));
       assert.equal(error.code, "rate-limited");
       assert.equal(error.retryAfterMs, 30_000);
