@@ -4,7 +4,14 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { control, waitFor, sleep, api } = require("../support/simulator");
-const { next, collect, noMessage, statuses, withRedAndSimulator } = require("../support/red");
+const {
+  helper,
+  next,
+  collect,
+  noMessage,
+  statuses,
+  withRedAndSimulator,
+} = require("../support/red");
 const { startFlow, sendCommand, awaitCommand } = require("../support/flow");
 const { serve } = require("../support/http-server");
 const { SEED } = require("../support/seed");
@@ -62,6 +69,12 @@ async function pendingWait(sim, a1) {
   });
   await waitFor(() => (sim.stats().byRoute[INBOX_GETS] ?? 0) >= 2, { what: "inbox polls" });
   return res.json.id;
+}
+
+/** The inbox reads the simulator logged since its log was last cleared. */
+async function inboxReads(sim) {
+  const log = (await control(sim, "GET", "/requests?limit=1000")).json;
+  return log.filter((r) => r.method === "GET" && r.pathname === "/v5.0/demo/event");
 }
 
 const names = (markers) => markers.map((m) => JSON.stringify(m.elems).match(/COMMAND_[A-Z]+/)[0]);
@@ -360,15 +373,26 @@ describe("edge-await-command reliability", function () {
     const { send, ok, late } = await start(env.sim, {
       awaitProps: { interval: 3_600_000, timeout: "3000" },
     });
+    // The interval's reads alone: the wait's first read at once, the next an hour away. The early
+    // reads (read-schedule.ts) come at times a loaded machine moves, and one of them once found
+    // the result instead ("answered after 2055 ms"); which read finds a result that comes after
+    // them, on their own schedule, is asserted on virtual time (final-read-clock.spec.js).
+    helper.getNode("acc").services.poller.pace = "fixed";
+    await control(env.sim, "DELETE", "/requests");
     send.receive({ deviceId: "lcd-board", payload: { "/lcd/txt1": "x" } });
-    // The device completes the command well before the deadline, but after the early reads (a
-    // cold account's at 125, 250 and 500 ms; a learned one's at doubling gaps, the last before
-    // the deadline about 1.6 s after the command), and the next poll is an hour away: only the
-    // read after the deadline can see it.
-    await sleep(2000);
+    // The device completes the command after the wait's first read and well before the deadline:
+    // only the read after the deadline can see it.
+    await waitFor(async () => (await inboxReads(env.sim)).length >= 1, {
+      what: "the wait's first read",
+    });
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
     const msg = await next(ok, 10_000);
     assert.ok(msg.elapsed >= 2900, `answered after ${msg.elapsed} ms`);
+    assert.equal(
+      (await inboxReads(env.sim)).length,
+      2,
+      "the first read and the one after the deadline",
+    );
     await noMessage(late, 100);
   });
 
