@@ -436,23 +436,26 @@ describe("edge-await-command reliability", function () {
     await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
   });
 
-  it("reads each of 100 devices with pending waits about once per interval under the default rate limit", async function () {
+  // How many reads each device gets per interval is asserted on virtual time
+  // (test/unit/commands/poll-cadence-clock.spec.js): here the reads of a 6 s window measured the
+  // machine too, and beside a loaded parallel pass they queued in the rate limiter (the node said
+  // "queued 86", never "waiting (100)", and the count of reads fell; issue 36).
+  it("reads each of 100 devices with pending waits under the default rate limit, and each again within 6 s", async function () {
     this.timeout(120_000);
     const devices = Array.from({ length: 100 }, (_, i) => `dev-${i}`);
     for (const name of devices) {
       await control(env.sim, "POST", "/devices", { name, resources: ["/x"], online: false });
     }
     // The account as a user gets it: 20 requests a second, 8 at once; the await's 1 s interval.
-    const { send, a1, late, caught } = await start(env.sim, {
+    const { send, late, caught } = await start(env.sim, {
       accountProps: { rate: "", concurrency: "" },
       awaitProps: { interval: "", timeout: "120000" },
     });
-    const shown = statuses(a1);
     for (const name of devices) send.receive({ deviceId: name, payload: { "/x": 1 } });
-    await waitFor(() => shown.some((s) => s.text === "waiting (100)"), {
-      timeoutMs: 60_000,
-      what: "100 waits",
-    });
+    // The waits themselves, not the node's status: the account's "queued n" covers that while
+    // reads wait for the rate limit.
+    const poller = helper.getNode("acc").services.poller;
+    await waitFor(() => poller.size === 100, { timeoutMs: 60_000, what: "100 waits" });
     await control(env.sim, "DELETE", "/requests");
     const windowMs = 6000;
     await sleep(windowMs);
@@ -467,9 +470,10 @@ describe("edge-await-command reliability", function () {
       console.log(
         `      reads in ${windowMs} ms per device: min ${counts[0]}, median ${counts[50]}, max ${counts.at(-1)}`,
       );
-    // At 1 s, 6 reads each; the old shared queue at 20 a second gave each device one per 5 s.
+    // No device is left unread; at 1 s an idle machine makes 6 reads each (the figure is on
+    // virtual time, above).
     assert.ok(
-      counts[0] >= 4,
+      counts[0] >= 1,
       `reads per device in ${windowMs} ms: min ${counts[0]}, max ${counts.at(-1)}`,
     );
     await Promise.all([noMessage(late, 0), noMessage(caught, 0)]);
