@@ -194,10 +194,12 @@ describe("edge-await-command", function () {
   it("cancels the node's waits on msg.reset: each ends with done() and no output", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
     const { send, a1, ok, late, completed } = await start(env.sim, { timeout: 5000 });
+    const shown = statuses(a1);
     const ended = collect(completed, 3, 3000);
     send.receive({ payload: { "/lcd/txt1": "1" } });
     send.receive({ payload: { "/lcd/txt1": "2" } });
-    await sleep(150);
+    // Both waits have started (a fixed 150 ms was not always enough on a loaded machine).
+    await waitFor(() => shown.some((s) => s.text === "waiting (2)"), { what: "two waits" });
     a1.receive({ reset: true });
     const msgs = await ended;
     assert.equal(msgs.filter((m) => m.command).length, 2);
@@ -207,15 +209,22 @@ describe("edge-await-command", function () {
 
   it("ends pending waits and stops polling when the flow is closed", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send } = await start(env.sim, { timeout: 60000 });
+    const { send, a1 } = await start(env.sim, { timeout: 60000 });
+    const shown = statuses(a1);
     for (let i = 0; i < 5; i++) send.receive({ payload: { "/lcd/txt1": String(i) } });
-    await sleep(200);
+    // The five waits have started: a fixed 200 ms was not always enough on a loaded machine.
+    await waitFor(() => shown.some((s) => s.text === "waiting (5)"), { what: "five waits" });
     const poller = helper.getNode("acc").services.poller;
     assert.equal(poller.size, 1);
     const started = Date.now();
     await unload();
     const took = Date.now() - started;
-    assert.ok(took < 2000, `close took ${took} ms`);
+    // The waits' 60 s are not waited for. Node-RED gives a close 15 s and then goes on, saying
+    // "Close timed out"; the bound is that, not a speed: 2 s was exceeded beside a loaded
+    // parallel pass (issue 36).
+    assert.ok(took < 15_000, `close took ${took} ms`);
+    const said = JSON.stringify(helper.log().args ?? []);
+    assert.doesNotMatch(said, /Close timed out/);
     assert.equal(poller.size, 0);
     const polled = env.sim.stats().total;
     await sleep(200);
