@@ -485,7 +485,8 @@ describe("reliability: faults, rate limits and close", function () {
       const times = (await requests(env.sim)).map((r) => r.time);
       assert.equal(times.length, 12);
       assert.equal(starts.length, 12);
-      // 12 requests at 5/s: 5 at once, 5 a second later, 2 a second after that.
+      // 12 requests at 5/s: 5 at once, 5 a second later, 2 a second after that (exactly so on
+      // virtual time in test/unit/api/client-clock.spec.js).
       assert.ok(busiest(starts, 950) <= 5, `busiest second started ${busiest(starts, 950)}`);
       assert.ok(
         starts.at(-1) - starts[0] >= 1900,

@@ -106,6 +106,18 @@ describe("unit: api/client on virtual time", function () {
     });
   });
 
+  describe("the rate limit", function () {
+    it("starts at most N requests in any second: 12 at 5 a second in three bursts, 1 s apart", async function () {
+      const { client, requests } = v.client(script(device), {
+        rateLimit: { perSecond: 5, concurrent: 8 },
+      });
+      const reads = Array.from({ length: 12 }, () => client.getDevice("lcd-board"));
+      await v.settle(Promise.all(reads));
+      const at = requests.map((r) => r.at - requests[0].at);
+      assert.deepEqual(at, [0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000, 2000, 2000]);
+    });
+  });
+
   describe("the time budget", function () {
     it("ends a request still waiting for the rate limit at its budget", async function () {
       // One request a second, budget 1 x 600 ms: the second read would wait about a second.
