@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: the build, then the two mocha passes, the parallel one and the serial one (the
-// tarball, the fault harness and the first-command spec, which a loaded parallel pass failed).
+// tarball, the install, the fault harness and the first-command spec, which a loaded parallel
+// pass failed).
 // Chained with `&&`, a failure in the first pass hid the second, and nothing said it had not run
 // (issue 37): each pass runs whatever the other did, and the end says what ran and how it ended.
 // One spec alone: `npx mocha <file>` after `npm run build`.
@@ -12,6 +13,9 @@ const root = path.resolve(__dirname, "..");
 const mocha = path.join(root, "node_modules", "mocha", "bin", "mocha.js");
 const SERIAL = [
   "test/package/tarball.spec.js",
+  // Two `npm install`s of the whole package in real child processes: beside a loaded parallel
+  // pass one outlasted its 10 min (issue 36), and it was the pass's longest file by far.
+  "test/package/install.spec.js",
   "test/fuzz/*.spec.js",
   "test/reliability/first-commands.spec.js",
 ];

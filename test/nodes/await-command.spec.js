@@ -1,6 +1,7 @@
 // edge-await-command, fed by edge-send-command, in a real Node-RED runtime against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
+const diagnostics = require("node:diagnostics_channel");
 const { control, sleep, waitFor } = require("../support/simulator");
 const {
   unload,
@@ -111,10 +112,15 @@ describe("edge-await-command", function () {
     const { send, late } = await start(env.sim, {}, { ttl: "250" });
     send.receive({ payload: { "/lcd/txt1": "x" } });
     const first = await next(late, 3000);
-    assert.ok(first.elapsed >= 240 && first.elapsed < 2000, `elapsed ${first.elapsed}`);
+    // Which timeout each wait had, from what the wait itself says and lower bounds on when it
+    // ended: upper bounds on elapsed failed when a loaded machine delayed the read after the
+    // deadline (issue 36).
+    assert.equal(first.timedOut.timeout, 250);
+    assert.ok(first.elapsed >= 240, `elapsed ${first.elapsed}`);
     send.receive({ payload: { "/lcd/txt1": "x" }, timeout: 100 });
     const second = await next(late, 3000);
-    assert.ok(second.elapsed < 240, `elapsed ${second.elapsed}`);
+    assert.equal(second.timedOut.timeout, 100);
+    assert.ok(second.elapsed >= 90, `elapsed ${second.elapsed}`);
   });
 
   it("treats a ttl of 0 as no ttl and waits the default timeout", async function () {
@@ -189,10 +195,12 @@ describe("edge-await-command", function () {
   it("cancels the node's waits on msg.reset: each ends with done() and no output", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
     const { send, a1, ok, late, completed } = await start(env.sim, { timeout: 5000 });
+    const shown = statuses(a1);
     const ended = collect(completed, 3, 3000);
     send.receive({ payload: { "/lcd/txt1": "1" } });
     send.receive({ payload: { "/lcd/txt1": "2" } });
-    await sleep(150);
+    // Both waits have started (a fixed 150 ms was not always enough on a loaded machine).
+    await waitFor(() => shown.some((s) => s.text === "waiting (2)"), { what: "two waits" });
     a1.receive({ reset: true });
     const msgs = await ended;
     assert.equal(msgs.filter((m) => m.command).length, 2);
@@ -202,19 +210,42 @@ describe("edge-await-command", function () {
 
   it("ends pending waits and stops polling when the flow is closed", async function () {
     await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
-    const { send } = await start(env.sim, { timeout: 60000 });
+    const { send, a1 } = await start(env.sim, { timeout: 60000 });
+    const shown = statuses(a1);
     for (let i = 0; i < 5; i++) send.receive({ payload: { "/lcd/txt1": String(i) } });
-    await sleep(200);
+    // The five waits have started: a fixed 200 ms was not always enough on a loaded machine.
+    await waitFor(() => shown.some((s) => s.text === "waiting (5)"), { what: "five waits" });
     const poller = helper.getNode("acc").services.poller;
     assert.equal(poller.size, 1);
     const started = Date.now();
     await unload();
     const took = Date.now() - started;
-    assert.ok(took < 2000, `close took ${took} ms`);
+    // The waits' 60 s are not waited for. Node-RED gives a close 15 s and then goes on, saying
+    // "Close timed out"; the bound is that, not a speed: 2 s was exceeded beside a loaded
+    // parallel pass (issue 36).
+    assert.ok(took < 15_000, `close took ${took} ms`);
+    const said = JSON.stringify(helper.log().args ?? []);
+    assert.doesNotMatch(said, /Close timed out|stopping-error/);
     assert.equal(poller.size, 0);
-    const polled = env.sim.stats().total;
-    await sleep(200);
-    assert.equal(env.sim.stats().total, polled, "requests went on after close");
+    // Requests the account's client made after the close, as undici creates them: the
+    // simulator's count also took in a read sent before the close and logged after it, on a
+    // loaded machine ("5 !== 4", issue 36).
+    const closedAt = performance.now();
+    const made = [];
+    const onCreate = ({ request }) => {
+      if (env.sim.url.startsWith(request.origin)) made.push(performance.now());
+    };
+    diagnostics.subscribe("undici:request:create", onCreate);
+    try {
+      await sleep(200);
+    } finally {
+      diagnostics.unsubscribe("undici:request:create", onCreate);
+    }
+    assert.deepEqual(
+      made.filter((at) => at >= closedAt),
+      [],
+      "requests went on after close",
+    );
   });
 
   it("makes 50 awaits on one device cost no more inbox requests per interval than one", async function () {

@@ -106,7 +106,9 @@ describe("the README's install and try-it commands", function () {
   });
 
   after(function () {
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+    // Retried: an npm that a timeout stopped leaves children that still write there a moment
+    // ("ENOTEMPTY: directory not empty" once hid the failure that stopped it).
+    if (work) fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 500 });
   });
 
   const TYPES = Object.keys(PKG["node-red"].nodes).sort();

@@ -142,6 +142,27 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
     return page.locator(`[id="${id}"] .red-ui-flow-node-status-label`).textContent();
   }
 
+  /**
+   * Waits until node `id`'s status holds `text`. A status comes over the comms on its own, after
+   * the tab's snapshot that the step before waited for: read at once, it was the one before on a
+   * loaded machine ("waiting (1)" where two waits were listed, issue 36).
+   */
+  async function statusShows(id, text) {
+    await page.evaluate((node) => RED.workspaces.show(RED.nodes.node(node).z), id);
+    try {
+      await page.waitForFunction(
+        ([node, want]) =>
+          document
+            .querySelector(`[id="${node}"] .red-ui-flow-node-status-label`)
+            ?.textContent?.includes(want),
+        [id, text],
+        { timeout: WAIT },
+      );
+    } catch {
+      assert.fail(`the status of ${id} says "${await statusOf(id)}", not "${text}"`);
+    }
+  }
+
   before(async function () {
     requireChromium(this);
     sim = await start({ port: 0, quiet: true, commandDelayMs: 100, ...DEMO_FLEET });
@@ -201,6 +222,7 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
     assert.match(text, /3 complete · 1 fault · 8 not sent/);
     assert.equal(await row.getAttribute("data-state"), "cancelled");
     // The node's status: the same count with the same word, never 12/12 for 4 sent.
+    await statusShows(FLEET_NODE, "cancelled: 3/12 complete");
     assert.equal(await statusOf(FLEET_NODE), "cancelled: 3/12 complete");
     // Still there after refreshes: the end stays in view.
     await sleep(1500);
@@ -213,7 +235,7 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
     await command("second");
     const rows = page.locator(".edge-sidebar-wait");
     await page.waitForFunction(() => document.querySelectorAll(".edge-sidebar-wait").length === 2);
-    assert.match(await statusOf("aw"), /waiting \(2\)/);
+    await statusShows("aw", "waiting (2)");
     await rows.first().locator(".edge-sidebar-cancel").click();
     await page.waitForFunction(() => document.querySelectorAll(".edge-sidebar-wait").length === 1);
     // Blue while a wait is left (the next read says "waiting (1)" again), grey when none is.

@@ -1,6 +1,9 @@
 // Faults, rate limits and close, seen from both sides: the nodes in a real Node-RED runtime (test
 // helper) and the simulator's request log, whose arrival times show the retries and their delays.
-// Timing assertions are lower bounds with generous upper bounds: the machine is shared.
+// Timing assertions here are lower bounds only, which load cannot break (a gap between two requests
+// the simulator logged is at least the wait the client chose): the exact gaps, their growth and
+// every "at once" are asserted on virtual time in test/unit/api/client-clock.spec.js (issue 36: a
+// loaded machine gave "gaps grow: 689, 317, 557").
 "use strict";
 const assert = require("node:assert/strict");
 const diagnostics = require("node:diagnostics_channel");
@@ -35,6 +38,22 @@ const NO_LIMIT = { rate: 0, concurrency: 8 };
 const state = (id, props = {}) => ({ id, type: "edge-device-state", ...props });
 const command = (id, props = {}) => ({ id, type: "edge-send-command", ...props });
 
+/**
+ * Asserts that the simulator has answered none of the requests a fault holds (reads of a device,
+ * commands) that it logged: what was in flight was aborted, not waited for.
+ */
+async function assertUnanswered(sim, context) {
+  const held = (await requests(sim)).filter(
+    (r) => r.method === "POST" || r.pathname.startsWith(`/v5.0/${sim.company}/device/`),
+  );
+  assert.ok(held.length >= 1, `no held request: ${context}`);
+  assert.deepEqual(
+    held.map((r) => r.status),
+    held.map(() => null),
+    `an answer came before the end: ${context}`,
+  );
+}
+
 /** How many start times fall in the busiest window of `ms`. */
 function busiest(times, ms) {
   let most = 0;
@@ -61,12 +80,12 @@ describe("reliability: faults, rate limits and close", function () {
         tries.map((r) => r.status),
         [503, 503, 503, 200],
       );
-      // Default policy: base 200 ms, attempt n waits between half and all of 200 * 2^n.
+      // Default policy: base 200 ms, attempt n waits between half and all of 200 * 2^n. The upper
+      // bounds and the growth are on virtual time (client-clock.spec.js).
       const [g1, g2, g3] = gaps(tries);
-      assert.ok(g1 >= 95 && g1 < 1500, `first gap ${g1}`);
-      assert.ok(g2 >= 195 && g2 < 2000, `second gap ${g2}`);
-      assert.ok(g3 >= 395 && g3 < 3000, `third gap ${g3}`);
-      assert.ok(g3 > g1, `gaps grow: ${g1}, ${g2}, ${g3}`);
+      assert.ok(g1 >= 95, `first gap ${g1}`);
+      assert.ok(g2 >= 195, `second gap ${g2}`);
+      assert.ok(g3 >= 395, `third gap ${g3}`);
     });
 
     const transient = [
@@ -137,7 +156,7 @@ describe("reliability: faults, rate limits and close", function () {
         [429, 200],
       );
       const [gap] = gaps(tries);
-      assert.ok(gap >= 990 && gap < 4000, `Retry-After: 1 gave a gap of ${gap} ms`);
+      assert.ok(gap >= 990, `Retry-After: 1 gave a gap of ${gap} ms`);
     });
 
     it("honours Retry-After given as an HTTP date", async function () {
@@ -155,7 +174,6 @@ describe("reliability: faults, rate limits and close", function () {
       const tries = await requests(env.sim, "GET", "/device");
       assert.equal(tries.length, 2);
       assert.ok(tries[1].time >= at - 20, `retried ${Math.round(at - tries[1].time)} ms early`);
-      assert.ok(tries[1].time < at + 3000, `retried ${Math.round(tries[1].time - at)} ms late`);
     });
 
     it("fails at once when Retry-After asks for more than the request's time budget", async function () {
@@ -163,10 +181,9 @@ describe("reliability: faults, rate limits and close", function () {
       const f = await deploy(env.sim, [state("n1")], {
         account: { ...NO_LIMIT, timeout: "1000", retries: "3" },
       });
-      const started = Date.now();
       feed(f.n1, [{}]);
+      // Ended without the 30 s wait: at once on virtual time (client-clock.spec.js).
       const err = await next(f.caught);
-      assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`);
       assert.equal(err.error.code, "rate-limited");
       assert.equal(err.edgeError.retryAfterMs, 30000);
       assert.equal((await requests(env.sim, "GET", "/device")).length, 1);
@@ -184,11 +201,10 @@ describe("reliability: faults, rate limits and close", function () {
       const f = await deploy(env.sim, [state("n1")], {
         account: { ...NO_LIMIT, timeout: "400", retries: "3" },
       });
-      const started = Date.now();
       feed(f.n1, [{}]);
+      // When it ended (1 s after the first try) is asserted on virtual time (client-clock.spec.js).
       const err = await next(f.caught, 5000);
       assert.equal(err.statusCode, 503);
-      assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
       assert.equal((await requests(env.sim, "GET", "/device")).length, 2);
     });
 
@@ -469,7 +485,8 @@ describe("reliability: faults, rate limits and close", function () {
       const times = (await requests(env.sim)).map((r) => r.time);
       assert.equal(times.length, 12);
       assert.equal(starts.length, 12);
-      // 12 requests at 5/s: 5 at once, 5 a second later, 2 a second after that.
+      // 12 requests at 5/s: 5 at once, 5 a second later, 2 a second after that (exactly so on
+      // virtual time in test/unit/api/client-clock.spec.js).
       assert.ok(busiest(starts, 950) <= 5, `busiest second started ${busiest(starts, 950)}`);
       assert.ok(
         starts.at(-1) - starts[0] >= 1900,
@@ -588,8 +605,8 @@ describe("reliability: faults, rate limits and close", function () {
     });
 
     it("on close, aborts requests in flight and ends queued messages with done(), without errors", async function () {
-      await fault(env.sim, { method: "GET", path: "/device", delayMs: 5000, count: 10 });
-      await fault(env.sim, { method: "POST", path: "/event", delayMs: 5000, count: 10 });
+      await fault(env.sim, { method: "GET", path: "/device", delayMs: 10_000, count: 10 });
+      await fault(env.sim, { method: "POST", path: "/event", delayMs: 10_000, count: 10 });
       const f = await deploy(
         env.sim,
         [
@@ -616,7 +633,10 @@ describe("reliability: faults, rate limits and close", function () {
       const started = Date.now();
       await unload();
       const took = Date.now() - started;
-      assert.ok(took < 2000, `close took ${took} ms (the delayed answers take 5 s)`);
+      // The close did not wait for an answer: none of the held requests had one when it ended.
+      // An order, not a speed: a bound of 2 s on the close failed beside a loaded parallel pass
+      // (issue 36).
+      await assertUnanswered(env.sim, `close took ${took} ms`);
       for (const [id, list] of Object.entries(ids)) {
         assertEndedOnce(f.ends[id], list);
         assert.deepEqual(
@@ -642,7 +662,7 @@ describe("reliability: faults, rate limits and close", function () {
     });
 
     it("ends messages with done() when a redeploy restarts the account and its nodes, whichever closes first", async function () {
-      await fault(env.sim, { method: "GET", path: "/device", delayMs: 3000, count: 10 });
+      await fault(env.sim, { method: "GET", path: "/device", delayMs: 10_000, count: 10 });
       // The account on the first tab, so its flow stops before the workers' flow.
       const flow = (rate) => [
         { id: "t0", type: "tab" },
@@ -669,7 +689,9 @@ describe("reliability: faults, rate limits and close", function () {
       await waitFor(async () => (await requests(env.sim)).length >= 1, { what: "a request" });
       const started = Date.now();
       await helper.setFlows(flow("2"), "nodes", creds);
-      assert.ok(Date.now() - started < 2000, `redeploy took ${Date.now() - started} ms`);
+      // The redeploy did not wait for the held reads' answers (an order, not the 2 s bound a
+      // loaded parallel pass broke, issue 36).
+      await assertUnanswered(env.sim, `redeploy took ${Date.now() - started} ms`);
       assert.notEqual(helper.getNode("n1"), n1, "the worker was restarted");
       assertEndedOnce(ends, ids);
       assert.deepEqual(
@@ -716,7 +738,9 @@ describe("reliability: faults, rate limits and close", function () {
         await red.stop();
         const took = Date.now() - started;
         const output = red.output();
-        assert.ok(took < 5000, `shutdown took ${took} ms:\n${output}`);
+        // Before any held read was answered (20 s): an order, not the 5 s bound a loaded machine
+        // could break (issue 36). Node-RED's own 15 s per close would say "Close timed out".
+        await assertUnanswered(env.sim, `shutdown took ${took} ms:\n${output}`);
         assert.doesNotMatch(output, /Close timed out|did not close|stopping-error|Error stopping/i);
         assert.match(output, /Stopped flows/);
       }

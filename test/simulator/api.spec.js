@@ -364,7 +364,10 @@ describe("simulator API", function () {
     });
 
     it("pages through 100,000 events quickly", async function () {
-      this.timeout(20000);
+      // "Quickly" is this process's CPU time, which the simulator and the client share here: the
+      // wall clock also counts the time other processes had the CPUs, and a loaded machine took
+      // 13 of the 15 s it allowed (issue 36). The test's own timeout is a bound, not a speed.
+      this.timeout(60_000);
       const stream = await control(sim, "POST", "/streams", {
         path: "/demo/big",
         capacity: 100000,
@@ -375,7 +378,7 @@ describe("simulator API", function () {
         count: 100000,
       });
       assert.equal(added.json.added, 100000);
-      const started = Date.now();
+      const cpu = process.cpuUsage();
       let seen = 0;
       for (let start = 0; start < 100000; start += 1000) {
         const res = await api(sim, "GET", `/event/${stream.json.id}?limit=1000&start=${start}`);
@@ -384,7 +387,9 @@ describe("simulator API", function () {
         seen += res.json.body.length;
       }
       assert.equal(seen, 100000);
-      assert.ok(Date.now() - started < 15000);
+      const { user, system } = process.cpuUsage(cpu);
+      const ms = (user + system) / 1000;
+      assert.ok(ms < 15000, `${Math.round(ms)} ms of CPU`);
     });
   });
 
@@ -432,7 +437,9 @@ describe("simulator API", function () {
     });
 
     it("serves many requests over keep-alive connections", async function () {
-      this.timeout(10000);
+      // A bound, not a speed: 1,000 requests took more than 10 s beside a loaded parallel pass
+      // (issue 36); what is asserted is that every one was served.
+      this.timeout(60_000);
       const workers = Array.from({ length: 10 }, async () => {
         for (let i = 0; i < 100; i += 1) {
           const res = await api(sim, "GET", `/event/${TELEMETRY}?limit=5`);

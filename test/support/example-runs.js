@@ -137,9 +137,14 @@ function exampleRuns(example) {
     inject("unknown resource → fault");
     const [fault] = await debugged("fault");
     assert.match(JSON.stringify(fault.payload.elems), /COMMAND_FAULT/);
+    // The device is offline while the 5 ms wait runs: online, it answers 20 ms after the command,
+    // and a read after the deadline that a loaded machine delays past that finds the result (the
+    // wait then ends complete, as it should, and "timed out" never came: issue 36).
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: false });
     inject("5 ms wait → timed out");
     const [timedOut] = await debugged("timed out");
     assert.equal(timedOut.payload, null);
+    await control(env.sim, "PUT", "/devices/lcd-board/online", { online: true });
     // The warning the comment announces, under the await node's name.
     const awaitNode = flow02.find((n) => n.type === "edge-await-command");
     const warned = helper

@@ -5,6 +5,7 @@
 "use strict";
 const { start } = require("../../dist/simulator");
 const { EdgeClient } = require("../../dist/nodes/lib/api/client");
+const { Agent, fetch: undiciFetch } = require("undici");
 
 /** A quiet simulator on a free port, with short command delays unless told otherwise. */
 function startSim(options = {}) {
@@ -42,8 +43,17 @@ async function api(sim, method, path, { body, raw, headers = {}, company = sim.c
   return readResponse(res);
 }
 
+/**
+ * The control interface's connections are not kept alive. A kept one was reset under load: the
+ * simulator runs in the spec's process, and when a long synchronous step (10,000 messages handed
+ * to a node) outlasted its keep-alive timeout, the next call wrote to the connection in the same
+ * turn as the server closed it ("fetch failed: read ECONNRESET", issue 36).
+ */
+const controlAgent = new Agent({ pipelining: 0 });
+
 async function control(sim, method, path, body) {
-  const res = await fetch(`${sim.url}/_sim${path}`, {
+  const res = await undiciFetch(`${sim.url}/_sim${path}`, {
+    dispatcher: controlAgent,
     method,
     headers: { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
