@@ -11,23 +11,21 @@ const { runSchedule, steps: S } = require("./schedule");
 const { PLAIN } = require("./server");
 
 /**
- * Runs per property. A "wiring" schedule with a deploy that never starts holds it for 2.5 to 4 s,
- * and a "streams" one runs a watch for seconds: 12 of each; 20 of the server clocks and marker
- * dates of issue 35 (item 3); 20 behind a gateway (issue 35, item 4: most of its schedules put a
- * gateway's 503 or 429 on a command's POST, and one is enough to find a command sent again); 15
- * with a tab or node disabled for 0.2 to 1.2 s, at most twice (item 5); 15 of "people" (Cancels
- * in the tab, ids given twice, items 6 and 7), which mixes await and fleet steps.
+ * Runs per property on the wall clock. The same properties run 200 schedules each in the simulated
+ * world (test/sim/harness.spec.js: virtual time, the network in process, every failure replayed
+ * exactly); here a tenth of what they were, for what only real sockets show: undici's own timing
+ * of a request's write against a reset, the real HTTP server, the test helper's real comms.
  */
 const BUDGET = {
-  await: 110,
-  fleet: 50,
-  watch: 40,
-  wiring: 12,
-  streams: 12,
-  stamps: 20,
-  gateway: 20,
-  disable: 15,
-  people: 15,
+  await: 11,
+  fleet: 5,
+  watch: 4,
+  wiring: 3,
+  streams: 2,
+  stamps: 2,
+  gateway: 2,
+  disable: 2,
+  people: 2,
 };
 
 describe("the fault harness: random schedules of inputs, deploys and server faults", function () {

@@ -437,6 +437,8 @@ export class InboxWatch implements EntryOwner {
       let answeredAll = false;
       // Pages in a row that held no event new to this poll.
       let stale = 0;
+      // The read ended on stale pages, not on an empty one.
+      let staleEnd = false;
       for (;;) {
         this.reading = true;
         let events: DeviceEvent[];
@@ -499,7 +501,13 @@ export class InboxWatch implements EntryOwner {
         // down by as many landing on top while it reads: the read goes on past them. Two such
         // pages in a row are a server that ignores `start`, and the end.
         stale = unread === 0 ? stale + 1 : 0;
-        if (events.length === 0 || stale >= 2) end = true;
+        if (events.length === 0) end = true;
+        else if (stale >= 2) {
+          // Taken for the end, but not known to be it: pages pushed down by events landing as
+          // fast as it reads look the same. What lies past them is not counted as read (below).
+          end = true;
+          staleEnd = true;
+        }
         if (end || reachedOld || reachedPrevious || start >= MAX_EVENTS_PER_POLL) break;
         limit = NEXT_PAGE;
       }
@@ -519,7 +527,12 @@ export class InboxWatch implements EntryOwner {
         this.seen.set(e.id, { d, r: now });
         if (d > this.newestRead) this.newestRead = d;
       }
-      if (reachedOld || end) this.coveredFrom = Math.min(this.coveredFrom, need);
+      // A read that stopped on two stale pages may have left events it never saw below them: a
+      // device's own events landing a page at a time while it pages push each next page down onto
+      // what it read (page cap 3 and bursts of 3: an answer below them was never read, and every
+      // later read stopped at the events above it; the simulation's streams seed 20261128, path
+      // 188). The inbox stays uncovered, so the next read goes deep again.
+      if (reachedOld || (end && !staleEnd)) this.coveredFrom = Math.min(this.coveredFrom, need);
       // A read that stopped at a first page that answered every wait may have left events
       // unread below it (a server that cuts pages): the next read goes deep, as on a new inbox.
       if (answeredAll) this.coveredFrom = Infinity;

@@ -5,8 +5,9 @@ import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import type { DeviceEvent, Elems, EventMetadata } from "../api/types";
 import type { DeviceNames } from "../device/names";
+import { eventIdOf } from "../events/event-id";
 import type { CommandRef } from "./command-ref";
-import { sentCommands } from "./sent-commands";
+import { idReused, sentCommands } from "./sent-commands";
 import type { Sender } from "./sent-commands";
 
 /** What a command's send gives: the created event (null when the server answered none) and its ref. */
@@ -111,18 +112,57 @@ export async function sendToDevice(
       await opts.beforeSend?.();
     },
   };
+  // Whether an earlier send here may have made a command whose id never came back: asked before
+  // this one's answer, which could be that command's id again.
+  const unknownBefore = sentCommands.unknownMade(client.origin, path);
   try {
     event = await client.createEventByPath(path, elems, metadataOf(ttl), post);
   } catch (err) {
+    if (err instanceof EdgeError && err.mayHaveBeenSent)
+      sentCommands.madeUnknown(client.origin, path);
     throw await unknownDevice(err, name, names, client, call);
   } finally {
     ended?.();
   }
-  if (event?.id !== undefined) {
+  if (event?.id === undefined) sentCommands.madeUnknown(client.origin, path);
+  else {
     // An id the server gave an earlier command of ours on this stream: not this command's to await.
-    const reused = sentCommands.claim(client.origin, path, event.id);
+    // Or before its answer came: a send there whose answer was lost while this one was on its way.
+    const unknown = unknownBefore || sentCommands.unknownMade(client.origin, path);
+    const reused =
+      sentCommands.claim(client.origin, path, event.id) ??
+      (unknown ? await onStreamTwice(client, path, event.id, name, call) : undefined);
     if (reused) throw reused;
     sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
   }
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
+}
+
+/** How many of a stream's newest events are read to find a command's id twice. */
+const LOOK_BACK = 100;
+
+/**
+ * `id-reused` when the command `id` is on its `:command` stream twice: after a send there whose
+ * answer was lost, the server may give the id of the command that send made (which this runtime
+ * never learned) to the next one, and a marker naming it could be either's (the fault harness's
+ * people property in the simulation, seed 20261128, path 103: a wait took the earlier command's
+ * COMPLETE). One read; a stream that cannot be read leaves the send as it is, since its command
+ * was made and its id is most likely its own.
+ */
+async function onStreamTwice(
+  client: EdgeClient,
+  path: string,
+  id: string,
+  device: string,
+  call: CallOptions,
+): Promise<EdgeError | undefined> {
+  let events: DeviceEvent[];
+  try {
+    events = await client.listEventsByPath(path, { limit: LOOK_BACK }, { ...call, retries: 0 });
+  } catch {
+    return undefined;
+  }
+  let seen = 0;
+  for (const e of events) if (eventIdOf(e.id) === id) seen++;
+  return seen >= 2 ? idReused(id, device, path) : undefined;
 }

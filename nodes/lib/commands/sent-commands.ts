@@ -9,6 +9,8 @@
 // COMPLETE naming that id then cannot be told to be either command's, though both waits took one
 // and reported complete. The second send ends with `id-reused` instead of a command reference,
 // and the waits for the first command end with it too (watchReuse): no result is taken for either.
+// Where a send to a stream may have made a command whose id never came back (its answer lost), a
+// later send there cannot tell a reused id from the registry alone: it looks (unknownMade).
 import { EdgeError } from "../api/errors";
 
 /** Who sent a command: a fleet job's device (fleet-job.ts), or "" for any other flow. */
@@ -19,6 +21,14 @@ export type Sender = string;
  * stream: ten full fleets of 10,000 devices is more than any look-up can meet.
  */
 const MAX_REMEMBERED = 100_000;
+
+/**
+ * How long after a send whose answer was lost the sends to its stream look for their id twice
+ * there: a command made then is on the stream before any later one, and a marker it gets is
+ * written within its device's answer time. Ten minutes is past every Timeout the nodes accept
+ * for a result to be awaited at once, and past the ttl a command usually has.
+ */
+const UNKNOWN_MS = 10 * 60_000;
 
 /** A wait for a command that a later send may find the server gave its id to again. */
 export interface ReuseWatcher {
@@ -58,6 +68,8 @@ export class SentCommands {
   private readonly reused = new Set<string>();
   /** The waits for a command of `made`, by its key, told when its id is given again. */
   private readonly watchers = new Map<string, Set<ReuseWatcher>>();
+  /** `origin path` to when a send there may have made a command whose id never came back. */
+  private readonly unknown = new Map<string, number>();
   /** Requests of this runtime on the wire to a stream, and who waits for the stream to be quiet. */
   private readonly onWire = new Map<string, { count: number; quiet: (() => void)[] }>();
 
@@ -137,6 +149,26 @@ export class SentCommands {
     const set = this.watchers.get(key);
     if (!set?.delete(watcher) || set.size > 0) return;
     this.watchers.delete(key);
+  }
+
+  /**
+   * A send to `path` at `origin` may have made a command whose id this runtime never learned (its
+   * answer was lost, or named no id): a server that gives that id again cannot be caught by claim.
+   */
+  madeUnknown(origin: string, path: string, now = Date.now()): void {
+    const key = `${origin} ${path}`;
+    this.unknown.delete(key);
+    this.unknown.set(key, now);
+    if (this.unknown.size > MAX_REMEMBERED) {
+      const oldest = this.unknown.keys().next().value;
+      if (oldest !== undefined) this.unknown.delete(oldest);
+    }
+  }
+
+  /** Whether a send to `path` made a command of unknown id there within UNKNOWN_MS. */
+  unknownMade(origin: string, path: string, now = Date.now()): boolean {
+    const at = this.unknown.get(`${origin} ${path}`);
+    return at !== undefined && now - at <= UNKNOWN_MS;
   }
 
   /** The server's creation date of the command `id` this runtime made, if it remembers one. */
