@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: the build, then the two mocha passes, the parallel one and the serial one (the
-// tarball, the install, the fault harness and the first-command spec, which a loaded parallel
-// pass failed).
-// Chained with `&&`, a failure in the first pass hid the second, and nothing said it had not run
-// (issue 37): each pass runs whatever the other did, and the end says what ran and how it ended.
+// `npm test`: the build, then one parallel mocha pass over every spec but the e2e ones.
+// `npm run test:e2e` (this script with --e2e): the build, then the e2e specs, in parallel but for
+// the serial ones (the tarball, its install, the fault harness and the first-command spec, which a
+// loaded parallel pass failed). Chained with `&&`, a failure in a first pass hid the second, and
+// nothing said it had not run (issue 37): each pass runs whatever the other did, and the end says
+// what ran and how it ended.
 // One spec alone: `npx mocha <file>` after `npm run build`.
 "use strict";
 const { spawn } = require("node:child_process");
@@ -11,10 +12,29 @@ const path = require("node:path");
 
 const root = path.resolve(__dirname, "..");
 const mocha = path.join(root, "node_modules", "mocha", "bin", "mocha.js");
+/**
+ * `npm run test:e2e`: what only real processes, real ports and a real browser show (issue 36): the
+ * packed tarball and its install, `npm start`, the editor in Chromium, real `node-red` processes
+ * stopped and killed, the fault harness on the wall clock and real sockets, the first commands'
+ * timing. Everything else is `npm test`: unit specs, the simulation, and Node-RED in this process.
+ */
+const E2E = [
+  "test/package/tarball.spec.js",
+  "test/package/install.spec.js",
+  "test/package/start.spec.js",
+  "test/package/examples.spec.js",
+  "test/package/*browser.spec.js",
+  "test/fuzz/*.spec.js",
+  "test/reliability/first-commands.spec.js",
+  "test/reliability/fleet-restart.spec.js",
+  "test/reliability/fleet-crash.spec.js",
+  "test/reliability/memory.spec.js",
+  "test/nodes/*-restart.spec.js",
+  "test/simulator/cli.spec.js",
+];
+/** Of those, the ones a loaded parallel pass failed or slowed past their bounds: one at a time. */
 const SERIAL = [
   "test/package/tarball.spec.js",
-  // Two `npm install`s of the whole package in real child processes: beside a loaded parallel
-  // pass one outlasted its 10 min (issue 36), and it was the pass's longest file by far.
   "test/package/install.spec.js",
   "test/fuzz/*.spec.js",
   "test/reliability/first-commands.spec.js",
@@ -58,27 +78,39 @@ function failuresOf(out) {
 }
 
 async function main() {
+  const e2e = process.argv.includes("--e2e");
   const build = await run("build", process.execPath, [path.join(root, "scripts", "build.js")]);
   const passes = [build];
-  if (build.status === 0) {
-    const ignores = SERIAL.flatMap((spec) => ["--ignore", spec]);
+  if (build.status === 0 && !e2e) {
+    const ignores = E2E.flatMap((spec) => ["--ignore", spec]);
     passes.push(
-      await run("parallel pass (every spec but the serial ones)", process.execPath, [
+      await run("parallel pass (every spec but the e2e ones)", process.execPath, [
         mocha,
         "--parallel",
         ...ignores,
         "test/**/*.spec.js",
       ]),
     );
+  } else if (build.status === 0) {
+    const ignores = SERIAL.flatMap((spec) => ["--ignore", spec]);
+    const parallel = E2E.filter((spec) => !SERIAL.includes(spec));
     passes.push(
-      await run(`serial pass (${SERIAL.join(", ")})`, process.execPath, [mocha, ...SERIAL]),
+      await run("e2e parallel pass", process.execPath, [
+        mocha,
+        "--parallel",
+        ...ignores,
+        ...parallel,
+      ]),
+    );
+    passes.push(
+      await run(`e2e serial pass (${SERIAL.join(", ")})`, process.execPath, [mocha, ...SERIAL]),
     );
   }
-  summarise(build, passes);
+  summarise(build, passes, e2e ? "npm run test:e2e" : "npm test");
 }
 
-function summarise(build, passes) {
-  console.log("\nnpm test:");
+function summarise(build, passes, what) {
+  console.log(`\n${what}:`);
   for (const p of passes) {
     const how = p.status === 0 ? "passed" : `FAILED (exit ${p.signal ?? p.status})`;
     console.log(`  ${p.what}: ${how} in ${p.seconds} s`);

@@ -35,6 +35,15 @@ const FOUND = [
       "for covered, and every later read stopped above the answer (timed out)",
   },
   {
+    name: "streams",
+    seed: 872146947,
+    path: "75",
+    found:
+      "the same bursts under a fleet device's reads: each read's pages pushed down onto what it " +
+      "had read, an answer landing above them in a hole no read covered; once the bursts stopped, " +
+      "every read from the top met events it had seen and stopped above the hole (timed out)",
+  },
+  {
     name: "people",
     seed: 20261128,
     path: "103",

@@ -531,8 +531,12 @@ export class InboxWatch implements EntryOwner {
       // device's own events landing a page at a time while it pages push each next page down onto
       // what it read (page cap 3 and bursts of 3: an answer below them was never read, and every
       // later read stopped at the events above it; the simulation's streams seed 20261128, path
-      // 188). The inbox stays uncovered, so the next read goes deep again.
-      if (reachedOld || (end && !staleEnd)) this.coveredFrom = Math.min(this.coveredFrom, need);
+      // 188). Nor is what earlier reads covered still one piece with the top: the pages it read
+      // were pushed down past events it never saw, and a read from the top that met its events
+      // stopped above a hole (streams seed 872146947, path 75: a fleet device timed out). The
+      // next read goes deep, as on a new inbox, down to the oldest wait's date.
+      if (staleEnd) this.coveredFrom = Infinity;
+      else if (reachedOld || end) this.coveredFrom = Math.min(this.coveredFrom, need);
       // A read that stopped at a first page that answered every wait may have left events
       // unread below it (a server that cuts pages): the next read goes deep, as on a new inbox.
       if (answeredAll) this.coveredFrom = Infinity;

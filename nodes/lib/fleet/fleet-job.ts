@@ -269,7 +269,9 @@ export class FleetJob {
       // Without this bound every pending device waited a whole budget from the resume (41 s with
       // the account's defaults, and again after each crash), and every job queued behind it
       // waited too (the restart property, seed 1823590037).
-      landBy = Math.min(landBy, performance.timeOrigin + client.timeoutMs);
+      // Never before `lastStart` (the resume): every command made until then is looked at, as
+      // this process's start may lie long before it (a job queued behind others, a redeploy).
+      landBy = Math.max(lastStart, Math.min(landBy, performance.timeOrigin + client.timeoutMs));
     }
     let found = await this.findCommand(d, from, landBy);
     const left = landBy - Date.now();

@@ -163,11 +163,22 @@ describe("unit: fleet/fleet-job", function () {
     const client = env.client({ timeoutMs: 1000, retry: { retries: 0 } });
     const job = record([{ device: "pump-3", state: "pending" }]);
     job.lookUp = { from: Date.now() - 2000, to: Date.now() };
+    // A Node-RED that has run for an hour: its start bounds no look-up window here (mocha's
+    // parallel workers found the window ending at the start plus a Timeout, before the resume).
+    const started = performance.timeOrigin;
+    Object.defineProperty(performance, "timeOrigin", {
+      value: started - 3_600_000,
+      configurable: true,
+    });
     const posted = await api(env.sim, "POST", "/event", {
       body: { path: "/demo/devices/pump-3/:command", elems: ELEMS },
     });
     assert.equal(posted.status, 201, posted.text);
-    await run(client, job, undefined, false);
+    try {
+      await run(client, job, undefined, false);
+    } finally {
+      delete performance.timeOrigin;
+    }
     assert.equal(await commandsOf(env.sim, "pump-3"), 1, "pump-3 sent twice");
     assert.equal(job.devices[0].commandId, posted.json.body.id);
     assert.equal(job.devices[0].outcome, "complete");
