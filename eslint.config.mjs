@@ -41,6 +41,7 @@ export default tseslint.config(
       ".test-tmp/**",
       "locales/**",
       "docs/**",
+      "reports/**",
     ],
   },
   js.configs.recommended,
