@@ -6,7 +6,7 @@
 // it first on PATH, so Stryker, the build it runs in its sandbox and the specs all run on it.
 // Arguments go to `stryker run`: `npm run mutate -- --incremental`.
 "use strict";
-const { execFileSync, spawnSync } = require("node:child_process");
+const { execFileSync, spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -42,11 +42,16 @@ const preload = `--require ${JSON.stringify(path.join(__dirname, "stryker-mocha1
 env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${preload}` : preload;
 const node = bin ? path.join(bin, "node") : process.execPath;
 const started = Date.now();
-const run = spawnSync(node, [stryker, "run", ...process.argv.slice(2)], {
+const child = spawn(node, [stryker, "run", ...process.argv.slice(2)], {
   cwd: root,
   env,
   stdio: "inherit",
 });
-const seconds = Math.round((Date.now() - started) / 1000);
-console.log(`mutate: ${run.status === 0 ? "done" : "FAILED"} in ${seconds} s`);
-process.exit(run.status ?? 1);
+// Stopped by a signal (Ctrl-C reaches the whole group; a `kill` of this process does not),
+// Stryker is told too, so that it ends its test runners and removes its sandboxes.
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => {
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.log(`mutate: ${code === 0 ? "done" : "FAILED"} in ${seconds} s`);
+  process.exit(code ?? (signal ? 1 : 0));
+});
