@@ -42,6 +42,7 @@ export default tseslint.config(
       "locales/**",
       "docs/**",
       "resources/vendor/**",
+      "reports/**",
     ],
   },
   js.configs.recommended,
