@@ -5,6 +5,9 @@ const assert = require("node:assert/strict");
 const net = require("node:net");
 const { EdgeClient } = require("../../../dist/nodes/lib/api/client");
 const { EdgeError } = require("../../../dist/nodes/lib/api/errors");
+// An EdgeError's sentence comes from the shipped English catalog, which every node loads with this
+// module: alone, this spec saw `http (method=PUT, ...)` where a node's error says "HTTP 400".
+require("../../../dist/nodes/lib/node-red/i18n");
 const { startSim, control } = require("../../support/simulator");
 const { capture } = require("../../support/capture");
 
