@@ -236,6 +236,31 @@ const streamArb = fc.record({
 });
 
 /**
+ * A watched stream with a capacity (issue 35, section 1): it keeps 3 to 12 events and drops the
+ * oldest, while the watch falls behind (its reads answered late, refused with a short Retry-After
+ * or cut, its node restarted by deploys), so that its saved position falls off the end of the
+ * stream. Bursts and a device clock as in streamArb; a server that honours `start`, so that every
+ * event still on the stream can be read (invariants.js, watchDelivered).
+ */
+const capacityArb = fc.record({
+  capacity: fc.constantFrom(3, 5, 8, 12),
+  stampMs: fc.constantFrom(1, 1, 10, 1000),
+  burst: fc.constantFrom(1, 1, 3, 8),
+  pageCap: fc.constantFrom(0, 0, 3),
+  ignoresStart: fc.constant(false),
+});
+
+/** What keeps a watch behind: faults on its reads only, with Retry-After short enough to end. */
+const behindArb = fc
+  .record({
+    match: fc.constant("telemetry"),
+    kind: fc.constantFrom("late", "late", "503", "429", "reset", "lost"),
+    retryAfter: fc.constantFrom("zero", "small", "date"),
+    delayMs: fc.integer({ min: 100, max: 500 }),
+  })
+  .map((spec) => new S.Fault(spec));
+
+/**
  * A command sent through send → await, msg.command shaped in the Function node as one of
  * `shapes`, with a deploy of the await node after it now and then.
  */
@@ -401,6 +426,8 @@ const STEPS = {
     device(3).map((d) => new S.Other(d)),
     pauseArb,
   ],
+  // A stream that drops its oldest events while the watch is behind (issue 35, section 1).
+  capacity: [deployArb(["w1", "w1", "none"]), behindArb, behindArb, behindArb, pauseArb, pauseArb],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -420,26 +447,29 @@ function property(name, server, collect) {
   if (name === "network" && !server.simulate)
     throw new Error('the "network" property runs only in the simulation: add --sim');
   const cmds = fc.commands(STEPS[name], {
-    maxCommands: name === "watch" || name === "streams" || name === "disable" ? 6 : 8,
+    maxCommands:
+      name === "watch" || name === "streams" || name === "disable" || name === "capacity" ? 6 : 8,
   });
   // The wiring property's settings draw its own record after the others', which leaves the draws
   // of the older properties, and so their seeds in seeds.js, as they were.
   const config =
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
-      : configArb(name === "streams" ? "watch" : name);
+      : configArb(name === "streams" || name === "capacity" ? "watch" : name);
   // The people property draws whether the server gives ids twice after the behaviour of the
   // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =
     name === "streams"
       ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
-      : name === "stamps"
-        ? stampsBehaviourArb
-        : name === "people"
-          ? fc
-              .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
-              .map(([b, reuseIds]) => ({ ...b, reuseIds }))
-          : behaviourArb(name === "fleet");
+      : name === "capacity"
+        ? fc.tuple(behaviourArb(false), capacityArb).map(([b, c]) => ({ ...b, ...c }))
+        : name === "stamps"
+          ? stampsBehaviourArb
+          : name === "people"
+            ? fc
+                .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
+                .map(([b, reuseIds]) => ({ ...b, reuseIds }))
+            : behaviourArb(name === "fleet");
   const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {

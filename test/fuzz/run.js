@@ -86,7 +86,18 @@ async function main() {
     if (values.named) failed = await runNamed(values.named, server);
     const all = values.named
       ? []
-      : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable", "people"];
+      : [
+          "await",
+          "fleet",
+          "watch",
+          "wiring",
+          "streams",
+          "stamps",
+          "gateway",
+          "disable",
+          "people",
+          "capacity",
+        ];
     // The network property's faults exist only in the simulated network.
     if (values.sim && !values.named) all.push("network");
     const names = values.property ? [values.property] : all;

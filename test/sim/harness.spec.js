@@ -20,6 +20,7 @@ const PROPERTIES = [
   "disable",
   "people",
   "network",
+  "capacity",
 ];
 const RUNS = Number(process.env.SIM_RUNS ?? 200);
 
