@@ -609,6 +609,31 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   for (const input of rec.inputs)
     if (input.kind === "wired") input.blocked = blocked.includes(input.n);
   const violations = check(rec, server.log, server.behaviour, config);
+  // FUZZ_DUMP=1 prints the watched stream of a replay: each event with when it was written
+  // (and dropped, xT), what the watch delivered when (G: msg.gap), and its reads.
+  if (process.env.FUZZ_DUMP && rec.watch) {
+    const t0 = server.log.startedAt;
+    console.log(
+      "telemetry:",
+      server.log.telemetry
+        .map((e) => `${e.id}@${e.t - t0}${e.droppedAt !== undefined ? `x${e.droppedAt - t0}` : ""}`)
+        .join(" "),
+    );
+    console.log(
+      "watch:",
+      rec.watch.map((w) => `${w.eventId}@${w.t - t0}${w.gap ? "G" : ""}`).join(" "),
+    );
+    console.log(
+      "reads:",
+      server.log.requests
+        .filter((r) => r.query.includes("telemetry"))
+        .map(
+          (r) =>
+            `${r.t - t0}:${r.status}${r.fault ? r.fault : ""}${r.query.replace(/.*limit/, "")}`,
+        )
+        .join(" "),
+    );
+  }
   if (violations.length > 0) {
     const text = violations.map((v) => `  invariant ${v.invariant}: ${v.text}`).join("\n");
     const err = new Error(`${violations.length} invariant(s) broken:\n${text}`);

@@ -51,6 +51,15 @@ const FOUND = [
       "the same, with the lost answer known only after the second send had left: its id is " +
       "looked for twice on the stream once its own answer comes",
   },
+  {
+    name: "capacity",
+    seed: 20261128,
+    path: "47",
+    found:
+      "a watch's read answered late while the stream (capacity 12) took bursts of 8: its second " +
+      "page listed events newer than the whole first page, and the events between the two, " +
+      "dropped by the stream, were lost without msg.gap",
+  },
 ];
 
 describe("the fault harness in the simulated world: virtual time, the network in process", function () {
