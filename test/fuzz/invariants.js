@@ -16,14 +16,32 @@ const END_SINKS = {
   list: ["l1.out"],
   fleet: ["f1.report"],
   wired: ["mut.out"],
+  // The subflows property (flow.js, subflowNodes): each instance's own outputs.
+  subA: ["sfA.ok", "sfA.fault", "sfA.late"],
+  subB: ["sfB.ok", "sfB.fault", "sfB.late"],
+  subC: ["lcC.out"],
 };
+
+/** The helper nodes where a subflow instance's ends arrive, by instance. */
+const SUB_ENDS = Object.fromEntries(
+  ["subA", "subB", "subC"].map((kind) => [kind, END_SINKS[kind]]),
+);
 
 /**
  * The nodes between where a message of each kind is given and where it ends. Node-RED drops a
  * message on its way to one of them that a deploy stopped, whatever its type (README,
  * Reliability): a drop there, seen through Node-RED's hooks (flow.js), ends the message.
  */
-const MIDWAY = { command: ["fn1", "a1"], wired: ["mut1"], merge: [], list: [], fleet: [] };
+const MIDWAY = {
+  command: ["fn1", "a1"],
+  wired: ["mut1"],
+  merge: [],
+  list: [],
+  fleet: [],
+  subA: ["sfA", "sfA-sf.s", "sfA-sf.a"],
+  subB: ["loB", "liB", "sfB", "sfB-sf.s", "sfB-sf.a"],
+  subC: ["lcC", "liC", "sfC", "sfC-sf.s", "sfC-sf.a", "retC"],
+};
 
 /** "#n", or "probe #n" for a message of the probes after the schedule. */
 const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}` : `#${n}`);
@@ -113,7 +131,7 @@ function endedOnce(rec, log, behaviour) {
     const executed = log.executed.filter((e) => !e.other && nOf(e.elems, "/fuzz/n") === input.n);
     if (deployed && input.kind !== "fleet" && executed.length === 0) continue;
     const detail =
-      input.kind === "command"
+      input.kind === "command" || input.kind.startsWith("sub")
         ? ` (device ${input.device}, command ${executed.map((e) => e.commandId).join(",") || "never executed"}, msg.command shape ${input.shape}, deploys after it: ${deploysAfter(
             rec,
             input,
@@ -210,8 +228,8 @@ function backedByMarker(rec, log, behaviour) {
   const out = [];
   const byRef = behaviour.marker.ref !== "absent";
   for (const o of rec.outputs) {
-    if (o.sink !== "a1.ok" && o.sink !== "a1.fault") continue;
-    const name = o.sink === "a1.ok" ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
+    if (!/^(a1|sfA|sfB)\.(ok|fault)$/.test(o.sink)) continue;
+    const name = o.sink.endsWith(".ok") ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
     const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
     if (!exec) {
       out.push({
@@ -298,7 +316,7 @@ function notTimedOutWhenAnswered(rec, log, behaviour) {
         (m.early > 0 ? ` and ${m.early} ms before its command` : "")
       : "";
   for (const o of rec.outputs) {
-    if (o.sink === "a1.late") {
+    if (/^(a1|sfA|sfB)\.late$/.test(o.sink)) {
       const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
       if (!exec) continue;
       const answer = answerOf(exec.commandId, exec.device);
@@ -306,7 +324,7 @@ function notTimedOutWhenAnswered(rec, log, behaviour) {
         out.push({
           invariant: 3,
           n: o.n,
-          text: `a1.late for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
+          text: `${o.sink} for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
         });
     }
     // The fleet's device waits are the same waits (lib/fleet/device-wait.ts): a device reported
@@ -571,6 +589,39 @@ function wiringHolds(rec, log, config) {
   return out;
 }
 
+/**
+ * 8 (the subflows property). A message into one instance of a subflow ends at that instance's
+ * outputs only: no other instance's output, nor its Catch error, carries it (each instance runs
+ * its own send and await nodes, `<instance>-sf.s` and `<instance>-sf.a`).
+ */
+function subflowsHold(rec) {
+  const out = [];
+  for (const input of rec.inputs) {
+    const own = SUB_ENDS[input.kind];
+    if (!own) continue;
+    const via = input.kind.slice(3);
+    for (const o of rec.outputs) {
+      if (o.n !== input.n) continue;
+      const sink = Object.entries(SUB_ENDS).find(([, sinks]) => sinks.includes(o.sink));
+      if (sink && sink[0] !== input.kind)
+        out.push({
+          invariant: 8,
+          n: input.n,
+          text: `#${input.n} went into instance sf${via} and came out of ${o.sink}`,
+        });
+      const source = o.sink === "caught" ? String(o.msg.error?.source?.id ?? "") : "";
+      const from = /^sf([ABC])-/.exec(source);
+      if (from && from[1] !== via)
+        out.push({
+          invariant: 8,
+          n: input.n,
+          text: `#${input.n} went into instance sf${via}, and ${source} of another instance reported its error`,
+        });
+    }
+  }
+  return out;
+}
+
 /** 5 and 6: every node ends a new message; no unhandled rejection. */
 function stillUp(rec) {
   const out = [];
@@ -614,6 +665,7 @@ function check(rec, log, behaviour, config) {
     ...reportsMatch(rec, log, behaviour),
     ...reportTotals(rec, log),
     ...watchDelivered(rec, log, behaviour),
+    ...subflowsHold(rec),
     ...stillUp(rec),
   ];
 }

@@ -324,6 +324,14 @@ const peopleSendArb = fc
   })
   .map(({ device: d, shape, fault }) => new S.SendCommand(d, shape, fault));
 
+/**
+ * A command into the subflows property's subflow of three instances (issue 35, section 1):
+ * straight into sfA, through link out and in to sfB, or through a link call to sfC.
+ */
+const subSendArb = fc
+  .record({ via: fc.constantFrom("A", "B", "C"), device: device(3), fault: fc.boolean() })
+  .map(({ via, device: d, fault }) => new S.SubSend(via, d, fault));
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -426,6 +434,18 @@ const STEPS = {
     device(3).map((d) => new S.Other(d)),
     pauseArb,
   ],
+  // Our send and await nodes in a subflow of three instances, behind link nodes; deploys that
+  // restart one instance (sfA), the link in of another (liB), or all of them (the template sf1,
+  // or its await node sf.a); the usual faults.
+  subflows: [
+    subSendArb,
+    subSendArb,
+    subSendArb,
+    deployArb(["sfA", "sf1", "sf.a", "liB", "none"]),
+    faultArb(["POST", "POST", "poll", "any"]),
+    device(3).map((d) => new S.Other(d)),
+    pauseArb,
+  ],
   // A stream that drops its oldest events while the watch is behind (issue 35, section 1).
   capacity: [deployArb(["w1", "w1", "none"]), behindArb, behindArb, behindArb, pauseArb, pauseArb],
   watch: [
@@ -455,7 +475,9 @@ function property(name, server, collect) {
   const config =
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
-      : configArb(name === "streams" || name === "capacity" ? "watch" : name);
+      : name === "subflows"
+        ? configArb(name).map((c) => ({ ...c, subflows: true }))
+        : configArb(name === "streams" || name === "capacity" ? "watch" : name);
   // The people property draws whether the server gives ids twice after the behaviour of the
   // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =

@@ -94,6 +94,34 @@ class SendCommand {
   }
 }
 
+/**
+ * A command into the subflows property's subflow (flow.js, subflowNodes): through instance sfA
+ * (`via` "A"), through a link out and in to sfB ("B"), or through a link call to sfC ("C").
+ */
+class SubSend {
+  constructor(via, device, fault) {
+    Object.assign(this, { via, device, fault });
+  }
+  check() {
+    return true;
+  }
+  async run(m, ctx) {
+    m.sent++;
+    const device = `dev${this.device}`;
+    const n = ctx.n + 1;
+    const payload = { "/fuzz/n": n, ...(this.fault ? { "/fault": true } : {}) };
+    give(
+      ctx,
+      `in${this.via}`,
+      { kind: `sub${this.via}`, device, bound: Date.now() + commandBound(ctx.config) },
+      { deviceId: device, payload },
+    );
+  }
+  toString() {
+    return `subSend(${this.via},dev${this.device}${this.fault ? ",fault" : ""})`;
+  }
+}
+
 class Merge {
   constructor(device) {
     this.device = device;
@@ -611,6 +639,11 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   const violations = check(rec, server.log, server.behaviour, config);
   // FUZZ_DUMP=1 prints the watched stream of a replay: each event with when it was written
   // (and dropped, xT), what the watch delivered when (G: msg.gap), and its reads.
+  if (process.env.FUZZ_DUMP) {
+    const by = {};
+    for (const o of rec.outputs) by[o.sink] = (by[o.sink] ?? 0) + 1;
+    console.log(`outputs by sink: ${JSON.stringify(by)}; ${String(cmds)}`);
+  }
   if (process.env.FUZZ_DUMP && rec.watch) {
     const t0 = server.log.startedAt;
     console.log(
@@ -653,6 +686,7 @@ function runScheduleOn(server, drawn, cmds) {
 
 const steps = {
   SendCommand,
+  SubSend,
   Merge,
   List,
   Fleet,

@@ -21,6 +21,7 @@ const PROPERTIES = [
   "people",
   "network",
   "capacity",
+  "subflows",
 ];
 const RUNS = Number(process.env.SIM_RUNS ?? 200);
 
