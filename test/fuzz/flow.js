@@ -375,8 +375,44 @@ const idsOf = (flow) => {
   return ids;
 };
 
+/** The bearer token of the read-only user of the readers property (adminAuth below). */
+const READER_TOKEN = "fuzz-reader-token";
+
+/**
+ * The editor's admin API as a runtime with adminAuth has it, for the readers property (issue 35,
+ * section 1: the read-only user's attempts). The test helper gives nodes a stub of RED.auth
+ * whose needsPermission lets every request through; Node-RED gives them its editor API's auth
+ * (@node-red/registry util.js: `red.auth = runtime.adminApi.auth`). With `readers` the nodes'
+ * RED.auth is that very module, set up with anonymous users of every permission (the other
+ * properties' Cancels, as an admin's) and one user with "read" only, known by a bearer token.
+ */
+const realAuth = require("@node-red/editor-api/lib/auth");
+let readersOn = false;
+const createNodeApi = helper._registryUtil.createNodeApi;
+helper._registryUtil.createNodeApi = function (...args) {
+  const red = createNodeApi.apply(this, args);
+  if (readersOn) red.auth = { needsPermission: realAuth.needsPermission };
+  return red;
+};
+/** Set up at each load of the readers property: the helper's startServer sets it up anew. */
+const readersAuth = () =>
+  realAuth.init(
+    {
+      adminAuth: {
+        type: "credentials",
+        // Never logged in with: the reader comes with its token.
+        users: [{ username: "reader", password: "-", permissions: "read" }],
+        default: { permissions: "*" },
+        tokens: [{ token: READER_TOKEN, user: "reader", scope: ["read"] }],
+      },
+    },
+    { getSessions: () => Promise.resolve({}), saveSessions: () => Promise.resolve() },
+  );
+
 /** Loads a run's flow: one load per run, unloaded after it (unload()). */
-async function load(flow, record) {
+async function load(flow, record, { readers = false } = {}) {
+  readersOn = readers;
+  if (readers) readersAuth();
   flowIds = idsOf(flow);
   blocked.length = 0;
   for (const [id, hook] of Object.entries(HOOKS)) hooks.add(id, hook);
@@ -444,5 +480,6 @@ module.exports = {
   withFuzzServer,
   SINKS,
   SUB_SINKS,
+  READER_TOKEN,
   blocked,
 };

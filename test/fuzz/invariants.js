@@ -622,6 +622,28 @@ function subflowsHold(rec) {
   return out;
 }
 
+/**
+ * 9 (the readers property). The read-only user may list the edge devices tab, and every Cancel
+ * it posts is refused by Node-RED's permission check (401) and cancels nothing; that nothing
+ * ended `cancelled` without an admin's Cancel is invariant 1's.
+ */
+function readersRefused(rec) {
+  const out = [];
+  for (const a of rec.readerAttempts ?? []) {
+    if (a.listed !== 200)
+      out.push({
+        invariant: 9,
+        text: `the read-only user's listing of the tab was answered ${a.listed}, not 200`,
+      });
+    if (a.status !== 401 || (a.cancelled ?? 0) > 0)
+      out.push({
+        invariant: 9,
+        text: `the read-only user's Cancel of ${a.what} was answered ${a.status}${a.cancelled ? ` and cancelled ${a.cancelled}` : ""}, not refused (401)`,
+      });
+  }
+  return out;
+}
+
 /** 5 and 6: every node ends a new message; no unhandled rejection. */
 function stillUp(rec) {
   const out = [];
@@ -666,6 +688,7 @@ function check(rec, log, behaviour, config) {
     ...reportTotals(rec, log),
     ...watchDelivered(rec, log, behaviour),
     ...subflowsHold(rec),
+    ...readersRefused(rec),
     ...stillUp(rec),
   ];
 }

@@ -332,6 +332,14 @@ const subSendArb = fc
   .record({ via: fc.constantFrom("A", "B", "C"), device: device(3), fault: fc.boolean() })
   .map(({ via, device: d, fault }) => new S.SubSend(via, d, fault));
 
+/** The read-only user's Cancel in the tab (issue 35, section 1), at any moment of a schedule. */
+const readerCancelArb = fc
+  .record({
+    what: fc.constantFrom("oldest", "oldest", "dev0", "dev1", "job"),
+    afterMs: fc.integer({ min: 0, max: 150 }),
+  })
+  .map(({ what, afterMs }) => new S.ReaderCancel(what, afterMs));
+
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
   await: [
@@ -446,6 +454,20 @@ const STEPS = {
     device(3).map((d) => new S.Other(d)),
     pauseArb,
   ],
+  // The read-only user's Cancels in the edge devices tab, refused by Node-RED (adminAuth), over
+  // waits and fleet jobs pending (issue 35, section 1, People); no admin Cancel, so that any end
+  // `cancelled` is the reader's doing.
+  readers: [
+    peopleSendArb,
+    peopleSendArb,
+    fleetArb,
+    readerCancelArb,
+    readerCancelArb,
+    readerCancelArb,
+    deployArb(["a1", "f1", "none"]),
+    faultArb(["POST", "poll", "any"]),
+    pauseArb,
+  ],
   // A stream that drops its oldest events while the watch is behind (issue 35, section 1).
   capacity: [deployArb(["w1", "w1", "none"]), behindArb, behindArb, behindArb, pauseArb, pauseArb],
   watch: [
@@ -477,7 +499,9 @@ function property(name, server, collect) {
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
       : name === "subflows"
         ? configArb(name).map((c) => ({ ...c, subflows: true }))
-        : configArb(name === "streams" || name === "capacity" ? "watch" : name);
+        : name === "readers"
+          ? configArb(name).map((c) => ({ ...c, readers: true }))
+          : configArb(name === "streams" || name === "capacity" ? "watch" : name);
   // The people property draws whether the server gives ids twice after the behaviour of the
   // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =

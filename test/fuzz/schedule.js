@@ -4,7 +4,7 @@
 // invariants. A run throws an Error that lists every violation.
 "use strict";
 const fc = require("fast-check");
-const { helper, flowOf, load, unload, redeploy, blocked } = require("./flow");
+const { helper, flowOf, load, unload, redeploy, blocked, READER_TOKEN } = require("./flow");
 const { check } = require("./invariants");
 
 const { Pause, sleep } = require("./pause");
@@ -256,6 +256,50 @@ class TabCancel {
   }
   toString() {
     return `tabCancel(${this.what}${this.afterMs ? `,+${this.afterMs}ms` : ""})`;
+  }
+}
+
+/**
+ * The read-only user's attempt at a Cancel in the edge devices tab (issue 35, section 1, People;
+ * the readers property): it lists the tab (which it may) and posts the Cancel the tab would, of
+ * the oldest wait's row, a device's waits or the running fleet job, with its own bearer token
+ * (flow.js: a runtime with adminAuth). Node-RED must refuse it (401) before the route runs, and
+ * nothing may end `cancelled`. Each attempt goes into rec.readerAttempts with the answer.
+ */
+class ReaderCancel {
+  constructor(what, afterMs) {
+    Object.assign(this, { what, afterMs });
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    await sleep(this.afterMs);
+    const t = Date.now();
+    const bearer = `Bearer ${READER_TOKEN}`;
+    const shown = await helper.request().get("/edge-account/sidebar").set("authorization", bearer);
+    const account = shown.body?.accounts?.find((a) => a.id === "acc");
+    let body = { device: this.what };
+    if (this.what === "job")
+      body = { job: account?.jobs?.rows.find((r) => r.state === "running")?.id ?? "none" };
+    else if (this.what === "oldest")
+      body = { wait: account?.pending?.devices[0]?.rows[0]?.id ?? "none" };
+    const res = await helper
+      .request()
+      .post("/edge-account/sidebar/cancel")
+      .set("authorization", bearer)
+      .set("content-type", "application/json")
+      .send({ account: "acc", ...body });
+    ctx.rec.readerAttempts.push({
+      t,
+      what: this.what,
+      listed: shown.status,
+      status: res.status,
+      cancelled: res.body?.cancelled,
+    });
+  }
+  toString() {
+    return `readerCancel(${this.what}${this.afterMs ? `,+${this.afterMs}ms` : ""})`;
   }
 }
 
@@ -533,6 +577,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     probes: [],
     unhandled: [],
     tabCancels: [],
+    readerAttempts: [],
   };
   if (config.watch) rec.watch = [];
   // What the flow put out, for a reader after the run (the simulation's determinism proof).
@@ -563,7 +608,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   let stopWiring = () => {};
   try {
     ctx.flow = flowOf(server, config, ctx.names);
-    await load(ctx.flow, recorder);
+    await load(ctx.flow, recorder, { readers: config.readers === true });
     ctx.loadedAt = Date.now();
     // Its first read (at once) fixes where "new" starts: what comes a read and a budget later is new.
     rec.watchDueAt = ctx.loadedAt + 250 + budgetOf(config);
@@ -692,6 +737,7 @@ const steps = {
   Fleet,
   Cancel,
   TabCancel,
+  ReaderCancel,
   Deploy,
   DeployAfter,
   BrokenDeploy,

@@ -22,6 +22,7 @@ const PROPERTIES = [
   "network",
   "capacity",
   "subflows",
+  "readers",
 ];
 const RUNS = Number(process.env.SIM_RUNS ?? 200);
 
