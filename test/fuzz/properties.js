@@ -5,8 +5,11 @@
 // on a second wire, deploys that never start, another package's hook), "streams" (device clocks,
 // bursts, capped pages), "stamps" (results dated before their command, clocks a day apart),
 // "gateway" (503 or 429 after the API acted), "disable" (tabs and nodes disabled and enabled) and
-// "people" (Cancels in the edge devices tab, ids given twice). Also the one place that runs them
-// and says how to replay a failure.
+// "people" (Cancels in the edge devices tab, ids given twice); and, in the simulation only,
+// "network" (transport faults), "capacity" (a stream dropping its oldest events while the watch
+// is behind), "subflows" (our nodes in a subflow of three instances, behind link nodes) and
+// "readers" (the read-only user's Cancels in the tab). Also the one place that runs them and says
+// how to replay a failure.
 "use strict";
 const fc = require("fast-check");
 const { runScheduleOn, steps } = require("./schedule");
