@@ -62,6 +62,14 @@ const FOUND = [
       "page listed events newer than the whole first page, and the events between the two, " +
       "dropped by the stream, were lost without msg.gap",
   },
+  {
+    name: "capacity",
+    seed: 77,
+    path: "584",
+    found:
+      "the same, with every event dated by a device clock of one-second resolution: the later " +
+      "page's events had the date of the first page's oldest and passed for going on down",
+  },
 ];
 
 describe("the fault harness in the simulated world: virtual time, the network in process", function () {

@@ -291,12 +291,15 @@ class StreamWatch {
       const page = await this.page(start, limit);
       const before = seen.size;
       const fresh: DeviceEvent[] = [];
-      // A later page joins on when it lists an event this read listed already (pushed down by
-      // new ones) or one no newer than the oldest listed: it goes on down the stream. One that
-      // does neither was listed after the stream dropped, by its capacity, everything the read
-      // had reached and what lay just below (capacity property seed 20261128, path 47: a page at
-      // start 10 listed events newer than the whole first page, and the events between the two,
-      // dropped or pushed up, were taken as delivered, without msg.gap).
+      // A later page joins on when it lists an event this read listed already or one older than
+      // the oldest listed: it goes on down the stream. Each later page starts at the last event
+      // of the page before (below), so one that goes on down lists it, however many events
+      // landed on top meanwhile, short of a page. One that does neither was listed after the
+      // stream dropped, by its capacity, everything the read had reached and what lay below
+      // (capacity property seed 20261128, path 47: a page at start 10 listed events newer than
+      // the whole first page, and the events between the two, dropped or pushed up, were taken
+      // as delivered, without msg.gap). Dates alone cannot tell: a device clock of one-second
+      // resolution dates both pages alike (seed 77, path 584).
       let joins = listing.events.length === 0;
       for (const listed of page) {
         // An event without an id or a date cannot be placed: it is skipped, not guessed at.
@@ -310,7 +313,7 @@ class StreamWatch {
         seen.add(id);
         const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
-        if (placed.creationDate <= listing.oldest) joins = true;
+        if (placed.creationDate < listing.oldest) joins = true;
         fresh.push(placed);
       }
       if (joins) {
@@ -333,7 +336,8 @@ class StreamWatch {
       // As at the bound, what lies past the listing is reported as a gap.
       stale = seen.size === before ? stale + 1 : 0;
       if (stale >= 2) return listing;
-      start += page.length;
+      // One event back: the page before's last, by which the next page shows it joins on.
+      start += page.length - 1;
       limit = PAGE;
     }
   }
