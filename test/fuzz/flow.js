@@ -14,6 +14,7 @@ const TYPES = [
   ...nodeModules(),
   require("@node-red/nodes/core/common/25-catch.js"),
   require("@node-red/nodes/core/function/10-function.js"),
+  require("@node-red/nodes/core/common/60-link.js"),
 ];
 
 /**
@@ -58,6 +59,77 @@ function wiringNodes(on) {
     }),
   ];
 }
+
+/** The subflow of the subflows property: its instances, and the nodes of its template. */
+const SUBFLOW_INSTANCES = ["sfA", "sfB", "sfC"];
+const SUBFLOW_NODES = ["sf.s", "sf.a"];
+
+/**
+ * Our nodes as users wire them into subflows and behind link nodes (issue 35, section 1): a
+ * subflow "send and await" (a send node into an await node, its three outputs the subflow's),
+ * instantiated three times. Its messages come in on `inA` straight into instance sfA; on `inB`
+ * through a link out to a link in, into sfB; on `inC` through a link call to a link in, into
+ * sfC, whose outputs all go to a link out in return mode, back to the link call.
+ */
+function subflowNodes(onTab, config, names) {
+  const port = (p) => ({ x: 0, y: 0, wires: [{ id: "sf.a", port: p }] });
+  // x and y make a node a flow node, as the editor saves one: a link node without them is taken
+  // for a config node, and its links for a circle of dependencies (as in differential.spec.js).
+  const at = (n) => ({ x: 100, y: 100, ...n });
+  const inner = (n) => at({ z: "sf1", name: names[n.id] ?? "", ...n });
+  const on = (n) => at(onTab(n));
+  const pass = (id, to) =>
+    on({ id, type: "function", func: "return msg;", outputs: 1, wires: [[to]] });
+  return [
+    {
+      id: "sf1",
+      type: "subflow",
+      name: names.sf1 ?? "send and await",
+      info: "",
+      in: [{ x: 0, y: 0, wires: [{ id: "sf.s" }] }],
+      out: [port(0), port(1), port(2)],
+    },
+    inner({
+      id: "sf.s",
+      type: "edge-send-command",
+      account: "acc",
+      target: "device",
+      device: "",
+      wires: [["sf.a"]],
+    }),
+    inner({
+      id: "sf.a",
+      type: "edge-await-command",
+      account: "acc",
+      inbox: "",
+      timeout: String(config.awaitTimeout),
+      interval: 50,
+      wires: [[], [], []],
+    }),
+    pass("inA", "sfA"),
+    on({ id: "sfA", type: "subflow:sf1", wires: [["sfA.ok"], ["sfA.fault"], ["sfA.late"]] }),
+    pass("inB", "loB"),
+    on({ id: "loB", type: "link out", mode: "link", links: ["liB"], wires: [] }),
+    on({ id: "liB", type: "link in", links: ["loB"], wires: [["sfB"]] }),
+    on({ id: "sfB", type: "subflow:sf1", wires: [["sfB.ok"], ["sfB.fault"], ["sfB.late"]] }),
+    pass("inC", "lcC"),
+    on({
+      id: "lcC",
+      type: "link call",
+      links: ["liC"],
+      linkType: "static",
+      timeout: "30",
+      wires: [["lcC.out"]],
+    }),
+    on({ id: "liC", type: "link in", links: [], wires: [["sfC"]] }),
+    on({ id: "sfC", type: "subflow:sf1", wires: [["retC"], ["retC"], ["retC"]] }),
+    on({ id: "retC", type: "link out", mode: "return", links: [], wires: [] }),
+    ...SUB_SINKS.map((id) => on({ id, type: "helper" })),
+  ];
+}
+
+/** The helper nodes of the subflows property (only its flows have them). */
+const SUB_SINKS = ["sfA.ok", "sfA.fault", "sfA.late", "sfB.ok", "sfB.fault", "sfB.late", "lcC.out"];
 
 /** The helper nodes, by the output they stand for. */
 const SINKS = [
@@ -139,6 +211,7 @@ function flowOf(server, config, names = {}, broken = false, disabled = null) {
   node("m1").wires = [["m1.out"]];
   node("l1").wires = [["l1.out"]];
   if (config.wiring) nodes.push(...wiringNodes(on));
+  if (config.subflows) nodes.push(...subflowNodes(on, config, names));
   // A deploy that never starts: a node of a type no package installed (the editor's "deploy
   // anyway"). Node-RED stops the changed nodes and waits for the type (issue 35, item 2).
   if (broken) nodes.push(on({ id: "missing1", type: "fuzz-not-installed", wires: [] }));
@@ -245,7 +318,7 @@ let flowIds = new Set();
 
 /** Attaches the run's recorder to every helper node instance not yet attached. */
 function attach(record) {
-  for (const id of ["caught", ...SINKS]) {
+  for (const id of ["caught", ...SINKS, ...SUB_SINKS]) {
     const node = helper.getNode(id);
     if (!node || recorded.has(node)) continue;
     const entry = { id, record, closedAt: undefined };
@@ -279,15 +352,67 @@ const onStarted = () => {
 };
 
 /** The ids of a flow's nodes that take messages, helper nodes and config nodes aside. */
-const idsOf = (flow) =>
-  new Set(
+const idsOf = (flow) => {
+  const ids = new Set(
     flow.nodes
-      .filter((n) => n.type !== "tab" && n.type !== "edge-account" && n.type !== "helper")
+      .filter(
+        (n) =>
+          n.type !== "tab" &&
+          n.type !== "edge-account" &&
+          n.type !== "helper" &&
+          n.type !== "subflow",
+      )
       .map((n) => n.id),
+  );
+  // A subflow's nodes run in each instance as `<instance id>-<template id>` (Node-RED 4,
+  // Subflow.js createNodeInSubflow): those are the ids its messages are routed to.
+  for (const instance of SUBFLOW_INSTANCES) {
+    if (!ids.has(instance)) continue;
+    ids.delete("sf.s");
+    ids.delete("sf.a");
+    for (const id of SUBFLOW_NODES) ids.add(`${instance}-${id}`);
+  }
+  return ids;
+};
+
+/** The bearer token of the read-only user of the readers property (adminAuth below). */
+const READER_TOKEN = "fuzz-reader-token";
+
+/**
+ * The editor's admin API as a runtime with adminAuth has it, for the readers property (issue 35,
+ * section 1: the read-only user's attempts). The test helper gives nodes a stub of RED.auth
+ * whose needsPermission lets every request through; Node-RED gives them its editor API's auth
+ * (@node-red/registry util.js: `red.auth = runtime.adminApi.auth`). With `readers` the nodes'
+ * RED.auth is that very module, set up with anonymous users of every permission (the other
+ * properties' Cancels, as an admin's) and one user with "read" only, known by a bearer token.
+ */
+const realAuth = require("@node-red/editor-api/lib/auth");
+let readersOn = false;
+const createNodeApi = helper._registryUtil.createNodeApi;
+helper._registryUtil.createNodeApi = function (...args) {
+  const red = createNodeApi.apply(this, args);
+  if (readersOn) red.auth = { needsPermission: realAuth.needsPermission };
+  return red;
+};
+/** Set up at each load of the readers property: the helper's startServer sets it up anew. */
+const readersAuth = () =>
+  realAuth.init(
+    {
+      adminAuth: {
+        type: "credentials",
+        // Never logged in with: the reader comes with its token.
+        users: [{ username: "reader", password: "-", permissions: "read" }],
+        default: { permissions: "*" },
+        tokens: [{ token: READER_TOKEN, user: "reader", scope: ["read"] }],
+      },
+    },
+    { getSessions: () => Promise.resolve({}), saveSessions: () => Promise.resolve() },
   );
 
 /** Loads a run's flow: one load per run, unloaded after it (unload()). */
-async function load(flow, record) {
+async function load(flow, record, { readers = false } = {}) {
+  readersOn = readers;
+  if (readers) readersAuth();
   flowIds = idsOf(flow);
   blocked.length = 0;
   for (const [id, hook] of Object.entries(HOOKS)) hooks.add(id, hook);
@@ -346,4 +471,15 @@ function withFuzzServer() {
   return env;
 }
 
-module.exports = { helper, flowOf, load, unload, redeploy, withFuzzServer, SINKS, blocked };
+module.exports = {
+  helper,
+  flowOf,
+  load,
+  unload,
+  redeploy,
+  withFuzzServer,
+  SINKS,
+  SUB_SINKS,
+  READER_TOKEN,
+  blocked,
+};

@@ -16,14 +16,32 @@ const END_SINKS = {
   list: ["l1.out"],
   fleet: ["f1.report"],
   wired: ["mut.out"],
+  // The subflows property (flow.js, subflowNodes): each instance's own outputs.
+  subA: ["sfA.ok", "sfA.fault", "sfA.late"],
+  subB: ["sfB.ok", "sfB.fault", "sfB.late"],
+  subC: ["lcC.out"],
 };
+
+/** The helper nodes where a subflow instance's ends arrive, by instance. */
+const SUB_ENDS = Object.fromEntries(
+  ["subA", "subB", "subC"].map((kind) => [kind, END_SINKS[kind]]),
+);
 
 /**
  * The nodes between where a message of each kind is given and where it ends. Node-RED drops a
  * message on its way to one of them that a deploy stopped, whatever its type (README,
  * Reliability): a drop there, seen through Node-RED's hooks (flow.js), ends the message.
  */
-const MIDWAY = { command: ["fn1", "a1"], wired: ["mut1"], merge: [], list: [], fleet: [] };
+const MIDWAY = {
+  command: ["fn1", "a1"],
+  wired: ["mut1"],
+  merge: [],
+  list: [],
+  fleet: [],
+  subA: ["sfA", "sfA-sf.s", "sfA-sf.a"],
+  subB: ["loB", "liB", "sfB", "sfB-sf.s", "sfB-sf.a"],
+  subC: ["lcC", "liC", "sfC", "sfC-sf.s", "sfC-sf.a", "retC"],
+};
 
 /** "#n", or "probe #n" for a message of the probes after the schedule. */
 const label = (rec, n) => (rec.probeInputs.some((p) => p.n === n) ? `probe #${n}` : `#${n}`);
@@ -113,7 +131,7 @@ function endedOnce(rec, log, behaviour) {
     const executed = log.executed.filter((e) => !e.other && nOf(e.elems, "/fuzz/n") === input.n);
     if (deployed && input.kind !== "fleet" && executed.length === 0) continue;
     const detail =
-      input.kind === "command"
+      input.kind === "command" || input.kind.startsWith("sub")
         ? ` (device ${input.device}, command ${executed.map((e) => e.commandId).join(",") || "never executed"}, msg.command shape ${input.shape}, deploys after it: ${deploysAfter(
             rec,
             input,
@@ -210,8 +228,8 @@ function backedByMarker(rec, log, behaviour) {
   const out = [];
   const byRef = behaviour.marker.ref !== "absent";
   for (const o of rec.outputs) {
-    if (o.sink !== "a1.ok" && o.sink !== "a1.fault") continue;
-    const name = o.sink === "a1.ok" ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
+    if (!/^(a1|sfA|sfB)\.(ok|fault)$/.test(o.sink)) continue;
+    const name = o.sink.endsWith(".ok") ? "COMMAND_COMPLETE" : "COMMAND_FAULT";
     const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
     if (!exec) {
       out.push({
@@ -298,7 +316,7 @@ function notTimedOutWhenAnswered(rec, log, behaviour) {
         (m.early > 0 ? ` and ${m.early} ms before its command` : "")
       : "";
   for (const o of rec.outputs) {
-    if (o.sink === "a1.late") {
+    if (/^(a1|sfA|sfB)\.late$/.test(o.sink)) {
       const exec = log.executed.find((e) => !e.other && nOf(e.elems, "/fuzz/n") === o.n);
       if (!exec) continue;
       const answer = answerOf(exec.commandId, exec.device);
@@ -306,7 +324,7 @@ function notTimedOutWhenAnswered(rec, log, behaviour) {
         out.push({
           invariant: 3,
           n: o.n,
-          text: `a1.late for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
+          text: `${o.sink} for ${label(rec, o.n)} (command ${exec.commandId} on ${exec.device}), though its ${answer.name} was written ${o.t - answer.t} ms before${dated(answer)}`,
         });
     }
     // The fleet's device waits are the same waits (lib/fleet/device-wait.ts): a device reported
@@ -439,7 +457,7 @@ function reportTotals(rec, log) {
 }
 
 /** 1 (watch). Every event created on the watched stream after the first delivered, delivered once. */
-function watchDelivered(rec, log) {
+function watchDelivered(rec, log, behaviour) {
   if (rec.watch === undefined) return [];
   const out = [];
   const seen = new Map();
@@ -452,7 +470,19 @@ function watchDelivered(rec, log) {
     // Nothing at all, though events came long after the watch started (rec.watchDueAt: its
     // first read, which fixes where "new" begins, had its whole budget). Named are those events,
     // not the last ones written, which may include events a new watch rightly counts as old.
-    const due = log.telemetry.filter((e) => e.t >= rec.watchDueAt).map((e) => String(e.id));
+    // Where its reads were faulted (the capacity property), a new watch's start is its first
+    // read that succeeded (docs/watch-events.md): what came before is old to it.
+    const telemetryPath = encodeURIComponent("/fuzz/telemetry");
+    const firstRead = log.requests.find(
+      (r) => r.method === "GET" && r.status === 200 && !r.fault && r.query.includes(telemetryPath),
+    );
+    const dueAt =
+      behaviour?.capacity > 0
+        ? Math.max(rec.watchDueAt, (firstRead?.t ?? Infinity) + 250)
+        : rec.watchDueAt;
+    const due = log.telemetry
+      .filter((e) => e.t >= dueAt && e.droppedAt === undefined)
+      .map((e) => String(e.id));
     if (due.length > 0)
       out.push({
         invariant: 1,
@@ -469,6 +499,22 @@ function watchDelivered(rec, log) {
     return next !== undefined && gapAt.has(next);
   };
   const missed = ids.slice(first).filter((id, k) => !seen.has(id) && !told(first + k));
+  // A stream with a capacity (the capacity property): a loss is allowed only of an event the
+  // stream dropped, and only with msg.gap on the next one; every event still on the stream after
+  // the first delivered is delivered, gap or not (docs/watch-events.md, Gaps). Not where pages
+  // are capped below what the watch asks: it takes a shorter page as the stream's end, which the
+  // docs name (api-notes.md, Paging) and the gap rule above judges.
+  if (behaviour?.capacity > 0 && !(behaviour.pageCap > 0)) {
+    const dropped = new Set(
+      log.telemetry.filter((e) => e.droppedAt !== undefined).map((e) => String(e.id)),
+    );
+    const kept = ids.slice(first).filter((id) => !seen.has(id) && !dropped.has(id));
+    if (kept.length)
+      out.push({
+        invariant: 1,
+        text: `watch never delivered ${kept.length} event(s) the stream (capacity ${behaviour.capacity}) still held (${kept.slice(0, 5).join(", ")}); deploys: ${rec.deploys.map((d) => `${d.type}/${d.target}`).join(", ") || "none"}`,
+      });
+  }
   if (missed.length)
     out.push({
       invariant: 1,
@@ -543,6 +589,61 @@ function wiringHolds(rec, log, config) {
   return out;
 }
 
+/**
+ * 8 (the subflows property). A message into one instance of a subflow ends at that instance's
+ * outputs only: no other instance's output, nor its Catch error, carries it (each instance runs
+ * its own send and await nodes, `<instance>-sf.s` and `<instance>-sf.a`).
+ */
+function subflowsHold(rec) {
+  const out = [];
+  for (const input of rec.inputs) {
+    const own = SUB_ENDS[input.kind];
+    if (!own) continue;
+    const via = input.kind.slice(3);
+    for (const o of rec.outputs) {
+      if (o.n !== input.n) continue;
+      const sink = Object.entries(SUB_ENDS).find(([, sinks]) => sinks.includes(o.sink));
+      if (sink && sink[0] !== input.kind)
+        out.push({
+          invariant: 8,
+          n: input.n,
+          text: `#${input.n} went into instance sf${via} and came out of ${o.sink}`,
+        });
+      const source = o.sink === "caught" ? String(o.msg.error?.source?.id ?? "") : "";
+      const from = /^sf([ABC])-/.exec(source);
+      if (from && from[1] !== via)
+        out.push({
+          invariant: 8,
+          n: input.n,
+          text: `#${input.n} went into instance sf${via}, and ${source} of another instance reported its error`,
+        });
+    }
+  }
+  return out;
+}
+
+/**
+ * 9 (the readers property). The read-only user may list the edge devices tab, and every Cancel
+ * it posts is refused by Node-RED's permission check (401) and cancels nothing; that nothing
+ * ended `cancelled` without an admin's Cancel is invariant 1's.
+ */
+function readersRefused(rec) {
+  const out = [];
+  for (const a of rec.readerAttempts ?? []) {
+    if (a.listed !== 200)
+      out.push({
+        invariant: 9,
+        text: `the read-only user's listing of the tab was answered ${a.listed}, not 200`,
+      });
+    if (a.status !== 401 || (a.cancelled ?? 0) > 0)
+      out.push({
+        invariant: 9,
+        text: `the read-only user's Cancel of ${a.what} was answered ${a.status}${a.cancelled ? ` and cancelled ${a.cancelled}` : ""}, not refused (401)`,
+      });
+  }
+  return out;
+}
+
 /** 5 and 6: every node ends a new message; no unhandled rejection. */
 function stillUp(rec) {
   const out = [];
@@ -585,7 +686,9 @@ function check(rec, log, behaviour, config) {
     ...notTimedOutWhenAnswered(rec, log, behaviour),
     ...reportsMatch(rec, log, behaviour),
     ...reportTotals(rec, log),
-    ...watchDelivered(rec, log),
+    ...watchDelivered(rec, log, behaviour),
+    ...subflowsHold(rec),
+    ...readersRefused(rec),
     ...stillUp(rec),
   ];
 }

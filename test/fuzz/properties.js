@@ -5,8 +5,11 @@
 // on a second wire, deploys that never start, another package's hook), "streams" (device clocks,
 // bursts, capped pages), "stamps" (results dated before their command, clocks a day apart),
 // "gateway" (503 or 429 after the API acted), "disable" (tabs and nodes disabled and enabled) and
-// "people" (Cancels in the edge devices tab, ids given twice). Also the one place that runs them
-// and says how to replay a failure.
+// "people" (Cancels in the edge devices tab, ids given twice); and, in the simulation only,
+// "network" (transport faults), "capacity" (a stream dropping its oldest events while the watch
+// is behind), "subflows" (our nodes in a subflow of three instances, behind link nodes) and
+// "readers" (the read-only user's Cancels in the tab). Also the one place that runs them and says
+// how to replay a failure.
 "use strict";
 const fc = require("fast-check");
 const { runScheduleOn, steps } = require("./schedule");
@@ -236,6 +239,31 @@ const streamArb = fc.record({
 });
 
 /**
+ * A watched stream with a capacity (issue 35, section 1): it keeps 3 to 12 events and drops the
+ * oldest, while the watch falls behind (its reads answered late, refused with a short Retry-After
+ * or cut, its node restarted by deploys), so that its saved position falls off the end of the
+ * stream. Bursts and a device clock as in streamArb; a server that honours `start`, so that every
+ * event still on the stream can be read (invariants.js, watchDelivered).
+ */
+const capacityArb = fc.record({
+  capacity: fc.constantFrom(3, 5, 8, 12),
+  stampMs: fc.constantFrom(1, 1, 10, 1000),
+  burst: fc.constantFrom(1, 1, 3, 8),
+  pageCap: fc.constantFrom(0, 0, 3),
+  ignoresStart: fc.constant(false),
+});
+
+/** What keeps a watch behind: faults on its reads only, with Retry-After short enough to end. */
+const behindArb = fc
+  .record({
+    match: fc.constant("telemetry"),
+    kind: fc.constantFrom("late", "late", "503", "429", "reset", "lost"),
+    retryAfter: fc.constantFrom("zero", "small", "date"),
+    delayMs: fc.integer({ min: 100, max: 500 }),
+  })
+  .map((spec) => new S.Fault(spec));
+
+/**
  * A command sent through send → await, msg.command shaped in the Function node as one of
  * `shapes`, with a deploy of the await node after it now and then.
  */
@@ -298,6 +326,22 @@ const peopleSendArb = fc
     fault: fc.boolean(),
   })
   .map(({ device: d, shape, fault }) => new S.SendCommand(d, shape, fault));
+
+/**
+ * A command into the subflows property's subflow of three instances (issue 35, section 1):
+ * straight into sfA, through link out and in to sfB, or through a link call to sfC.
+ */
+const subSendArb = fc
+  .record({ via: fc.constantFrom("A", "B", "C"), device: device(3), fault: fc.boolean() })
+  .map(({ via, device: d, fault }) => new S.SubSend(via, d, fault));
+
+/** The read-only user's Cancel in the tab (issue 35, section 1), at any moment of a schedule. */
+const readerCancelArb = fc
+  .record({
+    what: fc.constantFrom("oldest", "oldest", "dev0", "dev1", "job"),
+    afterMs: fc.integer({ min: 0, max: 150 }),
+  })
+  .map(({ what, afterMs }) => new S.ReaderCancel(what, afterMs));
 
 /** The steps of each property; a step listed twice is drawn twice as often. */
 const STEPS = {
@@ -401,6 +445,34 @@ const STEPS = {
     device(3).map((d) => new S.Other(d)),
     pauseArb,
   ],
+  // Our send and await nodes in a subflow of three instances, behind link nodes; deploys that
+  // restart one instance (sfA), the link in of another (liB), or all of them (the template sf1,
+  // or its await node sf.a); the usual faults.
+  subflows: [
+    subSendArb,
+    subSendArb,
+    subSendArb,
+    deployArb(["sfA", "sf1", "sf.a", "liB", "none"]),
+    faultArb(["POST", "POST", "poll", "any"]),
+    device(3).map((d) => new S.Other(d)),
+    pauseArb,
+  ],
+  // The read-only user's Cancels in the edge devices tab, refused by Node-RED (adminAuth), over
+  // waits and fleet jobs pending (issue 35, section 1, People); no admin Cancel, so that any end
+  // `cancelled` is the reader's doing.
+  readers: [
+    peopleSendArb,
+    peopleSendArb,
+    fleetArb,
+    readerCancelArb,
+    readerCancelArb,
+    readerCancelArb,
+    deployArb(["a1", "f1", "none"]),
+    faultArb(["POST", "poll", "any"]),
+    pauseArb,
+  ],
+  // A stream that drops its oldest events while the watch is behind (issue 35, section 1).
+  capacity: [deployArb(["w1", "w1", "none"]), behindArb, behindArb, behindArb, pauseArb, pauseArb],
   watch: [
     deployArb(["w1", "a1", "none"]),
     pauseArb,
@@ -420,26 +492,33 @@ function property(name, server, collect) {
   if (name === "network" && !server.simulate)
     throw new Error('the "network" property runs only in the simulation: add --sim');
   const cmds = fc.commands(STEPS[name], {
-    maxCommands: name === "watch" || name === "streams" || name === "disable" ? 6 : 8,
+    maxCommands:
+      name === "watch" || name === "streams" || name === "disable" || name === "capacity" ? 6 : 8,
   });
   // The wiring property's settings draw its own record after the others', which leaves the draws
   // of the older properties, and so their seeds in seeds.js, as they were.
   const config =
     name === "wiring"
       ? fc.tuple(configArb(name), wiringArb).map(([c, wiring]) => ({ ...c, wiring }))
-      : configArb(name === "streams" ? "watch" : name);
+      : name === "subflows"
+        ? configArb(name).map((c) => ({ ...c, subflows: true }))
+        : name === "readers"
+          ? configArb(name).map((c) => ({ ...c, readers: true }))
+          : configArb(name === "streams" || name === "capacity" ? "watch" : name);
   // The people property draws whether the server gives ids twice after the behaviour of the
   // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =
     name === "streams"
       ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
-      : name === "stamps"
-        ? stampsBehaviourArb
-        : name === "people"
-          ? fc
-              .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
-              .map(([b, reuseIds]) => ({ ...b, reuseIds }))
-          : behaviourArb(name === "fleet");
+      : name === "capacity"
+        ? fc.tuple(behaviourArb(false), capacityArb).map(([b, c]) => ({ ...b, ...c }))
+        : name === "stamps"
+          ? stampsBehaviourArb
+          : name === "people"
+            ? fc
+                .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
+                .map(([b, reuseIds]) => ({ ...b, reuseIds }))
+            : behaviourArb(name === "fleet");
   const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {

@@ -4,7 +4,7 @@
 // invariants. A run throws an Error that lists every violation.
 "use strict";
 const fc = require("fast-check");
-const { helper, flowOf, load, unload, redeploy, blocked } = require("./flow");
+const { helper, flowOf, load, unload, redeploy, blocked, READER_TOKEN } = require("./flow");
 const { check } = require("./invariants");
 
 const { Pause, sleep } = require("./pause");
@@ -91,6 +91,34 @@ class SendCommand {
     const d = this.deploy;
     const then = d ? `,deploy(${d.type},a1)+${d.afterMs}ms` : "";
     return `send(dev${this.device},${this.shape}${this.fault ? ",fault" : ""}${then})`;
+  }
+}
+
+/**
+ * A command into the subflows property's subflow (flow.js, subflowNodes): through instance sfA
+ * (`via` "A"), through a link out and in to sfB ("B"), or through a link call to sfC ("C").
+ */
+class SubSend {
+  constructor(via, device, fault) {
+    Object.assign(this, { via, device, fault });
+  }
+  check() {
+    return true;
+  }
+  async run(m, ctx) {
+    m.sent++;
+    const device = `dev${this.device}`;
+    const n = ctx.n + 1;
+    const payload = { "/fuzz/n": n, ...(this.fault ? { "/fault": true } : {}) };
+    give(
+      ctx,
+      `in${this.via}`,
+      { kind: `sub${this.via}`, device, bound: Date.now() + commandBound(ctx.config) },
+      { deviceId: device, payload },
+    );
+  }
+  toString() {
+    return `subSend(${this.via},dev${this.device}${this.fault ? ",fault" : ""})`;
   }
 }
 
@@ -228,6 +256,50 @@ class TabCancel {
   }
   toString() {
     return `tabCancel(${this.what}${this.afterMs ? `,+${this.afterMs}ms` : ""})`;
+  }
+}
+
+/**
+ * The read-only user's attempt at a Cancel in the edge devices tab (issue 35, section 1, People;
+ * the readers property): it lists the tab (which it may) and posts the Cancel the tab would, of
+ * the oldest wait's row, a device's waits or the running fleet job, with its own bearer token
+ * (flow.js: a runtime with adminAuth). Node-RED must refuse it (401) before the route runs, and
+ * nothing may end `cancelled`. Each attempt goes into rec.readerAttempts with the answer.
+ */
+class ReaderCancel {
+  constructor(what, afterMs) {
+    Object.assign(this, { what, afterMs });
+  }
+  check() {
+    return true;
+  }
+  async run(_m, ctx) {
+    await sleep(this.afterMs);
+    const t = Date.now();
+    const bearer = `Bearer ${READER_TOKEN}`;
+    const shown = await helper.request().get("/edge-account/sidebar").set("authorization", bearer);
+    const account = shown.body?.accounts?.find((a) => a.id === "acc");
+    let body = { device: this.what };
+    if (this.what === "job")
+      body = { job: account?.jobs?.rows.find((r) => r.state === "running")?.id ?? "none" };
+    else if (this.what === "oldest")
+      body = { wait: account?.pending?.devices[0]?.rows[0]?.id ?? "none" };
+    const res = await helper
+      .request()
+      .post("/edge-account/sidebar/cancel")
+      .set("authorization", bearer)
+      .set("content-type", "application/json")
+      .send({ account: "acc", ...body });
+    ctx.rec.readerAttempts.push({
+      t,
+      what: this.what,
+      listed: shown.status,
+      status: res.status,
+      cancelled: res.body?.cancelled,
+    });
+  }
+  toString() {
+    return `readerCancel(${this.what}${this.afterMs ? `,+${this.afterMs}ms` : ""})`;
   }
 }
 
@@ -505,6 +577,7 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     probes: [],
     unhandled: [],
     tabCancels: [],
+    readerAttempts: [],
   };
   if (config.watch) rec.watch = [];
   // What the flow put out, for a reader after the run (the simulation's determinism proof).
@@ -535,13 +608,16 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   let stopWiring = () => {};
   try {
     ctx.flow = flowOf(server, config, ctx.names);
-    await load(ctx.flow, recorder);
+    await load(ctx.flow, recorder, { readers: config.readers === true });
     ctx.loadedAt = Date.now();
     // Its first read (at once) fixes where "new" starts: what comes a read and a budget later is new.
     rec.watchDueAt = ctx.loadedAt + 250 + budgetOf(config);
     if (config.watch) {
       let written = 0;
-      writer = setInterval(() => written++ < 100 && server.telemetry(), config.watchEveryMs);
+      // A stream with a capacity keeps getting events until its watch, held back by faults on
+      // its reads, has read it (below): more of them, still bounded.
+      const most = behaviour.capacity > 0 ? 300 : 100;
+      writer = setInterval(() => written++ < most && server.telemetry(), config.watchEveryMs);
     }
     if (config.wiring) stopWiring = startWiring(ctx);
     const t0 = Date.now();
@@ -552,13 +628,22 @@ async function runSchedule(server, { behaviour, config }, cmds) {
     if (config.watch) {
       const until = Math.max(ctx.loadedAt + WATCH_MIN_MS, rec.watchDueAt + 2 * config.watchEveryMs);
       await sleep(Math.max(0, until - Date.now()));
+      // Held back by faults on its reads (the capacity property), a new watch takes its start
+      // from its first read that succeeds: the stream goes on until then, and two reads more.
+      if (behaviour.capacity > 0) {
+        await settle(() => rec.watch.length > 0, Date.now() + 8000);
+        await sleep(2 * 250 + 2 * config.watchEveryMs);
+      }
     }
     clearInterval(writer);
     stopWiring();
     const last = Math.max(0, ...rec.inputs.map((i) => i.bound));
     await settle(() => rec.inputs.every((i) => endedAt(ctx, i.n)), last + GRACE_MS);
     if (config.watch) {
-      const ids = server.log.telemetry.map((e) => String(e.id));
+      // An event the stream dropped (its capacity, when drawn) is never there to deliver.
+      const ids = server.log.telemetry
+        .filter((e) => e.droppedAt === undefined)
+        .map((e) => String(e.id));
       // Done when every event from the first delivered on has come (nothing at all: the bound).
       const caughtUp = () => {
         const delivered = new Set(rec.watch.map((w) => String(w.eventId)));
@@ -597,6 +682,36 @@ async function runSchedule(server, { behaviour, config }, cmds) {
   for (const input of rec.inputs)
     if (input.kind === "wired") input.blocked = blocked.includes(input.n);
   const violations = check(rec, server.log, server.behaviour, config);
+  // FUZZ_DUMP=1 prints the watched stream of a replay: each event with when it was written
+  // (and dropped, xT), what the watch delivered when (G: msg.gap), and its reads.
+  if (process.env.FUZZ_DUMP) {
+    const by = {};
+    for (const o of rec.outputs) by[o.sink] = (by[o.sink] ?? 0) + 1;
+    console.log(`outputs by sink: ${JSON.stringify(by)}; ${String(cmds)}`);
+  }
+  if (process.env.FUZZ_DUMP && rec.watch) {
+    const t0 = server.log.startedAt;
+    console.log(
+      "telemetry:",
+      server.log.telemetry
+        .map((e) => `${e.id}@${e.t - t0}${e.droppedAt !== undefined ? `x${e.droppedAt - t0}` : ""}`)
+        .join(" "),
+    );
+    console.log(
+      "watch:",
+      rec.watch.map((w) => `${w.eventId}@${w.t - t0}${w.gap ? "G" : ""}`).join(" "),
+    );
+    console.log(
+      "reads:",
+      server.log.requests
+        .filter((r) => r.query.includes("telemetry"))
+        .map(
+          (r) =>
+            `${r.t - t0}:${r.status}${r.fault ? r.fault : ""}${r.query.replace(/.*limit/, "")}`,
+        )
+        .join(" "),
+    );
+  }
   if (violations.length > 0) {
     const text = violations.map((v) => `  invariant ${v.invariant}: ${v.text}`).join("\n");
     const err = new Error(`${violations.length} invariant(s) broken:\n${text}`);
@@ -616,11 +731,13 @@ function runScheduleOn(server, drawn, cmds) {
 
 const steps = {
   SendCommand,
+  SubSend,
   Merge,
   List,
   Fleet,
   Cancel,
   TabCancel,
+  ReaderCancel,
   Deploy,
   DeployAfter,
   BrokenDeploy,

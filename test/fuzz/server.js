@@ -59,6 +59,10 @@ const PLAIN = {
   // Every second POST of the flow to a device's :command stream makes a command with the id of
   // the one before it, each answered with its own marker naming that id (issue 35, item 6).
   reuseIds: false,
+  // The watched stream keeps at most this many events and drops the oldest beyond (0: no limit),
+  // as a stream with a capacity does (issue 35, section 1): a watch that is behind finds its
+  // position gone. Each dropped event's log.telemetry entry gets `droppedAt`.
+  capacity: 0,
 };
 
 /** An id as the service makes them: a letter, the second it was made, 16 random hex digits. */
@@ -209,6 +213,12 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRu
     let i = stream.events.length;
     while (i > 0 && stream.events[i - 1].creationDate > now) i--;
     stream.events.splice(i, 0, event);
+    if (b.capacity > 0 && stream.kind === "telemetry")
+      while (stream.events.length > b.capacity) {
+        const gone = stream.events.shift();
+        const entry = log.telemetry.find((e) => e.id === gone.id);
+        if (entry) entry.droppedAt = Date.now();
+      }
     return event;
   }
 
@@ -561,7 +571,14 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRu
           const stamped = Math.floor(event.creationDate / b.stampMs) * b.stampMs;
           Object.assign(event, { creationDate: stamped, generatedDate: stamped });
         }
-        log.telemetry.push({ t: Date.now(), id: event.id });
+        const stream = byPath.get(`/${COMPANY}/telemetry`);
+        // Dropped at once when the capacity is below the burst: never listed by anyone.
+        const gone = !stream.events.includes(event);
+        log.telemetry.push({
+          t: Date.now(),
+          id: event.id,
+          ...(gone ? { droppedAt: Date.now() } : {}),
+        });
       }
       return event;
     },

@@ -215,7 +215,8 @@ describe("edge-watch-events", function () {
     await waitFor(
       async () =>
         (await control(sim, "GET", "/requests?limit=50")).json.some(
-          (r) => r.url.includes(stream.id) && /[?&]start=10(&|$)/.test(r.url) && r.status === null,
+          // The second page starts at the first page's last event (start 9), by which it joins on.
+          (r) => r.url.includes(stream.id) && /[?&]start=9(&|$)/.test(r.url) && r.status === null,
         ),
       { timeoutMs: WAIT, what: "the held second page" },
     );

@@ -25,6 +25,11 @@ const SCHEDULES = [
   ["gateway", 7, "2"],
   ["disable", 7, "1"],
   ["people", 7, "4"],
+  // Issue 35's last section: a stream at its capacity behind a late read (the found schedule),
+  // messages into three subflow instances through link nodes, the read-only user's Cancel.
+  ["capacity", 20261128, "47"],
+  ["subflows", 1, "4"],
+  ["readers", 1, "1"],
 ];
 
 describe("the simulated world: a seed and a path replay a run exactly", function () {

@@ -20,6 +20,9 @@ const PROPERTIES = [
   "disable",
   "people",
   "network",
+  "capacity",
+  "subflows",
+  "readers",
 ];
 const RUNS = Number(process.env.SIM_RUNS ?? 200);
 /** The seed of npm test's schedules (FUZZ_SEED sets another; FUZZ_SEED=random draws one). */
@@ -60,6 +63,23 @@ const FOUND = [
     found:
       "the same, with the lost answer known only after the second send had left: its id is " +
       "looked for twice on the stream once its own answer comes",
+  },
+  {
+    name: "capacity",
+    seed: 20261128,
+    path: "47",
+    found:
+      "a watch's read answered late while the stream (capacity 12) took bursts of 8: its second " +
+      "page listed events newer than the whole first page, and the events between the two, " +
+      "dropped by the stream, were lost without msg.gap",
+  },
+  {
+    name: "capacity",
+    seed: 77,
+    path: "584",
+    found:
+      "the same, with every event dated by a device clock of one-second resolution: the later " +
+      "page's events had the date of the first page's oldest and passed for going on down",
   },
 ];
 

@@ -284,29 +284,60 @@ class StreamWatch {
     // landing on top while we page; two are a server that ignores `start` and answers its first
     // page every time, which once kept a read asking for it forever, delivering nothing.
     let stale = 0;
+    // Events of later pages that do not join on to what the read listed so far (see joins). Kept
+    // aside until a page joins on again; dropped from the listing if none does.
+    let floating: DeviceEvent[] = [];
     for (;;) {
       const page = await this.page(start, limit);
-      const before = listing.events.length;
+      const before = seen.size;
+      const fresh: DeviceEvent[] = [];
+      // A later page joins on when it lists an event this read listed already or one older than
+      // the oldest listed: it goes on down the stream. Each later page starts at the last event
+      // of the page before (below), so one that goes on down lists it, however many events
+      // landed on top meanwhile, short of a page. One that does neither was listed after the
+      // stream dropped, by its capacity, everything the read had reached and what lay below
+      // (capacity property seed 20261128, path 47: a page at start 10 listed events newer than
+      // the whole first page, and the events between the two, dropped or pushed up, were taken
+      // as delivered, without msg.gap). Dates alone cannot tell: a device clock of one-second
+      // resolution dates both pages alike (seed 77, path 584).
+      let joins = listing.events.length === 0;
       for (const listed of page) {
         // An event without an id or a date cannot be placed: it is skipped, not guessed at.
         const id = eventIdOf(listed.id);
         if (id === undefined || typeof listed.creationDate !== "number") continue;
-        if (seen.has(id)) continue;
+        if (seen.has(id)) {
+          // Listed again, pushed down: it joins on only if it is no floating event itself.
+          if (!floating.some((f) => f.id === id)) joins = true;
+          continue;
+        }
         seen.add(id);
         const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
-        listing.events.push(placed);
-        listing.oldest = Math.min(listing.oldest, placed.creationDate);
-        listing.newest = Math.max(listing.newest, placed.creationDate);
+        if (placed.creationDate < listing.oldest) joins = true;
+        fresh.push(placed);
       }
+      if (joins) {
+        for (const placed of [...floating, ...fresh]) {
+          listing.events.push(placed);
+          listing.oldest = Math.min(listing.oldest, placed.creationDate);
+          listing.newest = Math.max(listing.newest, placed.creationDate);
+        }
+        floating = [];
+      } else floating.push(...fresh);
       // `limit` is a maximum: a shorter page is the end of the stream, as for edge-list-events.
-      if (page.length < limit) listing.ended = true;
+      // Reached through pages that never joined on, it is not the end of what the read listed:
+      // the next read, from the top, finds the events of those pages again, or reports a gap.
+      if (page.length < limit) {
+        listing.ended = floating.length === 0;
+        return listing;
+      }
       if (group.every((e) => satisfied(e, listing))) return listing;
-      if (listing.events.length >= MAX_READ_EVENTS) return listing;
+      if (seen.size >= MAX_READ_EVENTS) return listing;
       // As at the bound, what lies past the listing is reported as a gap.
-      stale = listing.events.length === before ? stale + 1 : 0;
+      stale = seen.size === before ? stale + 1 : 0;
       if (stale >= 2) return listing;
-      start += page.length;
+      // One event back: the page before's last, by which the next page shows it joins on.
+      start += page.length - 1;
       limit = PAGE;
     }
   }
