@@ -32,6 +32,8 @@ export const ERROR_CODES = [
   "queue-full",
   "payload-too-large",
   "bad-config",
+  "proxy-undeployed",
+  "tls-undeployed",
   "no-account",
   "device-empty",
   "devices-empty",
