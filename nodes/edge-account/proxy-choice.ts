@@ -33,7 +33,7 @@ export function proxyFor(
     if (!node) {
       // Selected in the dialog but not deployed yet (a Test connection or a picker with typed values):
       // say what to do, as the stored-token message does.
-      throw new EdgeError("proxy-undeployed");
+      throw new EdgeError("bad-config", { context: "proxy" });
     }
     // As core: the node's own list and URL stand for the environment's.
     options.env = {

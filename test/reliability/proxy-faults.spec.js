@@ -188,7 +188,7 @@ describe("proxy faults", function () {
       .send({ baseUrl: sim.url, company: "demo", user: sim.user, token: TOKEN, proxy: "px-new" })
       .expect(200);
     assert.equal(res.body.ok, false);
-    assert.equal(res.body.code, "proxy-undeployed");
+    assert.equal(res.body.code, "bad-config");
     assert.match(res.body.message, /not deployed yet: deploy it first/);
     assert.doesNotMatch(res.body.message, /missing/);
   });

@@ -32,8 +32,6 @@ export const ERROR_CODES = [
   "queue-full",
   "payload-too-large",
   "bad-config",
-  "proxy-undeployed",
-  "tls-undeployed",
   "no-account",
   "device-empty",
   "devices-empty",
