@@ -36,6 +36,17 @@
     return RED._(MODULE + "/edge-account:edge-account.sidebar." + key, params);
   }
 
+  /**
+   * An error code in the few words every node's status uses for it (edge.short: "proxy refused",
+   * "HTTP 503"), with its HTTP status where the words leave it out; the code where none exist.
+   */
+  function short(code, status) {
+    var key = MODULE + "/edge-account:edge.short." + code;
+    var text = RED._(key, { status: status || "", apiStatus: "", what: "" });
+    if (!text || text.indexOf("edge.short.") >= 0) text = code;
+    return status && text.indexOf(String(status)) < 0 ? text + " " + status : text;
+  }
+
   function visible() {
     return !!content && content.is(":visible");
   }
@@ -135,10 +146,7 @@
     row(
       "lastError",
       h.lastError
-        ? h.lastError.code +
-            (h.lastError.status ? " " + h.lastError.status : "") +
-            ", " +
-            time(h.lastError.at)
+        ? short(h.lastError.code, h.lastError.status) + ", " + time(h.lastError.at)
         : _("none"),
     );
     row("token", h.tokenRefused ? _("tokenRefused") : _("tokenOk"));
@@ -326,9 +334,7 @@
           ),
         ]),
       );
-      var why = r.reason
-        ? " (" + r.reason.code + (r.reason.status ? " " + r.reason.status : "") + ")"
-        : "";
+      var why = r.reason ? " (" + short(r.reason.code, r.reason.status) + ")" : "";
       row.append(
         line([
           labelled("delivered", r.delivered),
@@ -410,7 +416,7 @@
 
   /** An account's section in one line: what its heading says when the section is folded. */
   function summaryOf(account) {
-    if (account.configError) return _("configError", { code: account.configError });
+    if (account.configError) return _("configError", { code: short(account.configError) });
     var running = ((account.jobs && account.jobs.rows) || []).filter(function (r) {
       return r.endedAt === undefined || r.endedAt === null;
     }).length;
@@ -446,7 +452,7 @@
         .appendTo(head);
       if (isFolded) return;
       if (account.configError) {
-        section.append($("<p></p>").text(_("configError", { code: account.configError })));
+        section.append($("<p></p>").text(_("configError", { code: short(account.configError) })));
         return;
       }
       $("<h4></h4>").text(_("health")).appendTo(section);

@@ -147,6 +147,8 @@ describe("the edge devices sidebar in a browser", function () {
     const health = await page.locator(".edge-sidebar-health").first().innerText();
     assert.match(health, /Requests in flight\s+\d+ \/ \d+/);
     assert.doesNotMatch(health, /^In flight/m);
+    // The last error in the words every node's status uses, not its code (rate-limited 429).
+    assert.match(health, /Last error\s+429 rate limited, /);
     // One account: its section is open, its heading says it in one line.
     const account = page.locator(".edge-sidebar-account").first();
     assert.equal(await account.getAttribute("data-folded"), "false");
