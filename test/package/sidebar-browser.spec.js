@@ -154,7 +154,7 @@ describe("the edge devices sidebar in a browser", function () {
     assert.equal(await account.getAttribute("data-folded"), "false");
     assert.match(
       await account.locator(".edge-sidebar-summary").innerText(),
-      /^\d+ pending · 1 watched · 1 jobs running$/,
+      /^\d+ pending · 1 watched · jobs running: 1$/,
     );
     // Outcomes no device had are left out.
     assert.doesNotMatch(jobText, /timed out|failed|not sent/);
@@ -336,7 +336,7 @@ describe("the edge devices sidebar in a browser", function () {
     assert.equal(await second.locator(".edge-sidebar-health").count(), 0);
     assert.match(
       await second.locator(".edge-sidebar-summary").innerText(),
-      /^0 pending · 0 watched · 0 jobs running$|^Not started/,
+      /^0 pending · 0 watched · jobs running: 0$|^Not started/,
     );
     assert.equal(await sections.first().getAttribute("data-folded"), "false");
     await second.locator(".edge-sidebar-account-head").click();
