@@ -23,11 +23,28 @@
   var last;
   /** The offset of the page of waits shown, per account id; absent for the first page. */
   var pages = {};
+  /**
+   * Whether an account's section is folded to its heading and summary line, per account id, once
+   * its heading was clicked; until then the first account is open and the others folded, so that
+   * a second account's heading is not below the whole of the first one's.
+   */
+  var folded = {};
   /** The runtime's name for `pages` (its answer to the last subscribe); null while one runs. */
   var view = null;
 
   function _(key, params) {
     return RED._(MODULE + "/edge-account:edge-account.sidebar." + key, params);
+  }
+
+  /**
+   * An error code in the few words every node's status uses for it (edge.short: "proxy refused",
+   * "HTTP 503"), with its HTTP status where the words leave it out; the code where none exist.
+   */
+  function short(code, status) {
+    var key = MODULE + "/edge-account:edge.short." + code;
+    var text = RED._(key, { status: status || "", apiStatus: "", what: "" });
+    if (!text || text.indexOf("edge.short.") >= 0) text = code;
+    return status && text.indexOf(String(status)) < 0 ? text + " " + status : text;
   }
 
   function visible() {
@@ -46,11 +63,16 @@
     return at === undefined || at === null ? _("none") : new Date(at).toLocaleTimeString();
   }
 
-  /** The node's name, else its type's label: what the workspace shows on it. */
+  /**
+   * What the workspace shows on the node: its type's label function (the name, else its devices,
+   * stream or inbox), as the canvas calls it. It once showed an unnamed node as its type
+   * ("edge-fleet-command · 3 devices") where the canvas had a good label.
+   */
   function nodeLabel(id) {
     var node = RED.nodes.node(id);
-    var label = node ? node.name || node._def.paletteLabel || node.type : id;
-    return typeof label === "function" ? node.type : label;
+    if (!node) return id;
+    var label = RED.utils.getNodeLabel(node, "");
+    return label || node.name || node.type;
   }
 
   /** A link that reveals the node in the workspace (the tab's click handler, init). */
@@ -117,16 +139,14 @@
       $("<td></td>").text(value).appendTo(tr);
     }
     row("perSecond", h.perSecond + " / " + (h.limit > 0 ? h.limit : "∞"));
-    row("inFlight", h.inFlight + " / " + h.concurrent);
+    // HTTP requests of the account; a fleet job's devices are "Devices sending", in its row.
+    row("requestsInFlight", h.inFlight + " / " + h.concurrent);
     row("queued", h.queued + " / " + h.queueMax);
     row("last429", h.last429 ? span(h.last429.ms) + ", " + time(h.last429.at) : _("none"));
     row(
       "lastError",
       h.lastError
-        ? h.lastError.code +
-            (h.lastError.status ? " " + h.lastError.status : "") +
-            ", " +
-            time(h.lastError.at)
+        ? short(h.lastError.code, h.lastError.status) + ", " + time(h.lastError.at)
         : _("none"),
     );
     row("token", h.tokenRefused ? _("tokenRefused") : _("tokenOk"));
@@ -268,7 +288,7 @@
         .appendTo(row);
       var times = [
         labelled("sent", r.sent + " / " + r.total),
-        labelled("inFlight", r.inFlight),
+        labelled("devicesSending", r.inFlight),
         labelled("started", time(r.startedAt)),
       ];
       if (ended) times.push(labelled("ended", time(r.endedAt)));
@@ -314,9 +334,7 @@
           ),
         ]),
       );
-      var why = r.reason
-        ? " (" + r.reason.code + (r.reason.status ? " " + r.reason.status : "") + ")"
-        : "";
+      var why = r.reason ? " (" + short(r.reason.code, r.reason.status) + ")" : "";
       row.append(
         line([
           labelled("delivered", r.delivered),
@@ -396,19 +414,45 @@
     morphChildren(content[0], fresh[0]);
   }
 
+  /** An account's section in one line: what its heading says when the section is folded. */
+  function summaryOf(account) {
+    if (account.configError) return _("configError", { code: short(account.configError) });
+    var running = ((account.jobs && account.jobs.rows) || []).filter(function (r) {
+      return r.endedAt === undefined || r.endedAt === null;
+    }).length;
+    return _("summary", {
+      pending: account.pending ? account.pending.total : 0,
+      watches: account.watches ? account.watches.total : 0,
+      jobs: running,
+    });
+  }
+
   function build(box, snapshot, now) {
     if (snapshot.accounts.length === 0) box.append($("<p></p>").text(_("empty")));
-    snapshot.accounts.forEach(function (account) {
+    snapshot.accounts.forEach(function (account, index) {
+      var isFolded = account.id in folded ? folded[account.id] : index > 0;
       var section = $('<div class="edge-sidebar-account"></div>')
         .attr("data-account", account.id)
         .attr("data-key", "account:" + account.id)
+        .attr("data-folded", isFolded ? "true" : "false")
         .appendTo(box);
-      // The account is a config node, not on any tab: nothing to reveal.
-      $("<h3></h3>")
-        .text(account.name || account.id)
+      // The account is a config node, not on any tab: nothing to reveal. Its heading folds it.
+      var head = $('<h3 class="edge-sidebar-account-head" style="cursor: pointer"></h3>')
+        .attr("data-account", account.id)
+        .attr("title", _(isFolded ? "unfold" : "fold"))
         .appendTo(section);
+      $("<i></i>")
+        .attr("class", "fa fa-fw " + (isFolded ? "fa-angle-right" : "fa-angle-down"))
+        .appendTo(head);
+      $("<span></span>")
+        .text(account.name || nodeLabel(account.id))
+        .appendTo(head);
+      $('<div class="edge-sidebar-summary" style="font-weight: normal; font-size: 0.85em"></div>')
+        .text(summaryOf(account))
+        .appendTo(head);
+      if (isFolded) return;
       if (account.configError) {
-        section.append($("<p></p>").text(_("configError", { code: account.configError })));
+        section.append($("<p></p>").text(_("configError", { code: short(account.configError) })));
         return;
       }
       $("<h4></h4>").text(_("health")).appendTo(section);
@@ -462,6 +506,11 @@
       content: content,
       enableOnEdit: true,
       onchange: refresh,
+    });
+    content.on("click", ".edge-sidebar-account-head", function () {
+      var id = $(this).attr("data-account");
+      folded[id] = $(this).closest(".edge-sidebar-account").attr("data-folded") !== "true";
+      if (last) render(last);
     });
     content.on("click", ".edge-sidebar-node", function (e) {
       e.preventDefault();

@@ -152,6 +152,9 @@ async function scan(
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
+/** A device's own :command or :inbox stream, listed after the data streams. */
+const DEVICE_STREAM = /\/devices\/[^/]+\/:(command|inbox)$/;
+
 export async function listFor(
   client: EdgeClient,
   key: string,
@@ -173,8 +176,10 @@ export async function listFor(
     });
     return found.unsupported ? { unsupported: true } : found;
   }
-  // Streams: the :command and :inbox of every matching device (every device has both), then
-  // any other stream the server lists; `stream` keeps only one of the two device streams.
+  // Streams: the data streams the server lists first, then the :command and :inbox of every
+  // matching device (every device has both); `stream` keeps only one of the two device streams.
+  // Device streams came first until issue 37: 15 devices put 30 of them above the two data
+  // streams a Stream field wants.
   const suffixes = stream === ":command" || stream === ":inbox" ? [stream] : [":command", ":inbox"];
   const devices = await scan(client, key, "device", (d) => {
     const name = nameOf(d);
@@ -183,18 +188,30 @@ export async function listFor(
     return paths.filter((p) => matches(p, shown(d.id))).map((value) => ({ value }));
   });
   if (suffixes.length === 1) return devices.unsupported ? { unsupported: true } : devices;
+  // The server's list holds the device streams too: they only lend their ids to the devices'
+  // entries, so that they do not take the room of the data streams.
+  const ids = new Map<string, string>();
   const streams = await scan(client, key, "stream", (s) => {
     const path = shown(s.path);
-    return path && matches(path, shown(s.id)) ? [{ value: path, detail: shown(s.id) }] : [];
+    if (!path || !matches(path, shown(s.id))) return [];
+    if (DEVICE_STREAM.test(path)) {
+      ids.set(path, shown(s.id));
+      return [];
+    }
+    return [{ value: path, detail: shown(s.id) }];
   });
   if (devices.unsupported && streams.unsupported) return { unsupported: true };
-  const items = [...devices.items];
-  for (const item of streams.items) {
-    const known = items.find((i) => i.value === item.value);
-    if (known) known.detail = item.detail;
-    else if (items.length < MAX_ITEMS) items.push(item);
-  }
-  return { items, truncated: devices.truncated || streams.truncated };
+  // A server that lists no devices still names their streams in its stream list.
+  const deviceItems = devices.unsupported
+    ? [...ids].map(([value, detail]) => ({ value, detail }))
+    : devices.items.map((item) => {
+        const detail = ids.get(item.value);
+        return detail ? { ...item, detail } : item;
+      });
+  const all = [...streams.items, ...deviceItems];
+  const items = all.slice(0, MAX_ITEMS);
+  const truncated = devices.truncated || streams.truncated || all.length > items.length;
+  return { items, truncated };
 }
 
 /** The answer, saying which proxy it was read through when there was one. */

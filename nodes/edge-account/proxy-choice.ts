@@ -31,7 +31,9 @@ export function proxyFor(
   if (proxyId) {
     const node = RED.nodes.getNode(proxyId) as unknown as HttpProxyNode | null;
     if (!node) {
-      throw new EdgeError("bad-config", { detail: "the http proxy configuration node is missing" });
+      // Selected in the dialog but not deployed yet (a Test connection or a picker with typed values):
+      // say what to do, as the stored-token message does.
+      throw new EdgeError("bad-config", { context: "proxy" });
     }
     // As core: the node's own list and URL stand for the environment's.
     options.env = {

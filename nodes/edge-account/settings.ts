@@ -67,8 +67,7 @@ export function settingsOf(
   let tls: TlsOptions | undefined;
   if (def.useTls && def.tls) {
     const tlsNode = RED.nodes.getNode(def.tls) as unknown as TlsConfigNode | null;
-    if (!tlsNode)
-      throw new EdgeError("bad-config", { detail: "the TLS configuration node is missing" });
+    if (!tlsNode) throw new EdgeError("bad-config", { context: "tls" });
     tls = {};
     tlsNode.addTLSOptions(tls);
   }

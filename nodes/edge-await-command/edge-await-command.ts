@@ -21,7 +21,7 @@ import { serializeMessage } from "../lib/records/saved-message";
 import { WAITS } from "../lib/records/saved-waits";
 import type { Restorable } from "../lib/records/saved-waits";
 import { handleInput } from "../lib/node-red/handler";
-import { clip } from "../lib/node-red/status";
+import { clip, errorStatus } from "../lib/node-red/status";
 import type { InputContext, InputHandle, Result } from "../lib/node-red/handler";
 import { translator } from "../lib/node-red/i18n";
 import { PendingWait } from "./pending-wait";
@@ -132,7 +132,7 @@ export = function (RED: NodeAPI): void {
           setStatus({
             fill: "yellow",
             shape: "ring",
-            text: t("edge-await-command.status.unread", { reason: err.code }),
+            text: clip(t("edge-await-command.status.unread", { reason: errorStatus(t, err) })),
           });
         } else {
           setStatus({

@@ -34,7 +34,7 @@ import {
 } from "../lib/node-red/ranges";
 import type { Range } from "../lib/node-red/ranges";
 import { checkTemplate, render } from "../lib/node-red/render";
-import { clip } from "../lib/node-red/status";
+import { clip, errorStatus } from "../lib/node-red/status";
 import { checkInteger } from "../lib/node-red/validate";
 import { JOBS } from "../lib/records/saved-jobs";
 
@@ -321,7 +321,7 @@ export = function (RED: NodeAPI): void {
               ctx.status({
                 fill: "yellow",
                 shape: "ring",
-                text: clip(t("edge-fleet-command.status.unread", { reason: err.code })),
+                text: clip(t("edge-fleet-command.status.unread", { reason: errorStatus(t, err) })),
               });
             else ctx.busy();
           },

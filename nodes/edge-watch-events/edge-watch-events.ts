@@ -35,7 +35,7 @@ import { WATCH_EVENTS_RANGES, editorSettings } from "../lib/node-red/ranges";
 import { MAX_MSG_DEPTH, uncopyable } from "../lib/node-red/copyable";
 import { textOf } from "../lib/node-red/thrown";
 import { blank } from "../lib/node-red/config";
-import { accountFaultStatus, accountStatus } from "../lib/node-red/status";
+import { accountFaultStatus, accountStatus, errorStatus } from "../lib/node-red/status";
 
 interface WatchEventsDef extends NodeDef {
   account: string;
@@ -93,11 +93,6 @@ function positionOf(saved: SavedPosition): Position {
 /** hh:mm:ss of a creation date, in the runtime's time zone. */
 function clock(ms: number): string {
   return new Date(ms).toTimeString().slice(0, 8);
-}
-
-/** Short enough for a status: the HTTP status of a refusal, else the error code. */
-function reason(err: EdgeError): string {
-  return err.status !== undefined && err.status >= 300 ? `HTTP ${err.status}` : err.code;
 }
 
 /** The node's part in a shared watch: what it sends, saves and shows. */
@@ -219,7 +214,7 @@ class NodeWatch implements Watch {
       this.status({
         fill: "red",
         shape: "ring",
-        text: this.t("edge-watch-events.status.stopped", { reason: reason(err) }),
+        text: this.t("edge-watch-events.status.stopped", { reason: errorStatus(this.t, err) }),
       });
       return;
     }
@@ -232,7 +227,7 @@ class NodeWatch implements Watch {
     this.status({
       fill: "red",
       shape: "ring",
-      text: this.t("edge-watch-events.status.failed", { reason: reason(err) }),
+      text: this.t("edge-watch-events.status.failed", { reason: errorStatus(this.t, err) }),
     });
   }
 
@@ -325,7 +320,7 @@ export = function (RED: NodeAPI): void {
           : {
               fill: "red",
               shape: "ring",
-              text: t("edge-watch-events.status.stopped", { reason: err.code }),
+              text: t("edge-watch-events.status.stopped", { reason: errorStatus(t, err) }),
             },
       );
       return;

@@ -141,6 +141,20 @@ describe("the picker route (POST /edge-account/directory)", function () {
     ]);
   });
 
+  it("lists the data streams first, then the devices' :command and :inbox (153 devices)", async function () {
+    await deploy();
+    const all = await ask({ account: "acc", kind: "streams" });
+    const values = all.items.map((i) => i.value);
+    const device = (v) => /\/devices\/[^/]+\/:(command|inbox)$/.test(v);
+    const firstDevice = values.findIndex(device);
+    assert.ok(firstDevice > 0, values.join(", "));
+    assert.ok(values.slice(firstDevice).every(device), values.join(", "));
+    assert.ok(values.slice(0, firstDevice).includes("/demo/telemetry"), values.join(", "));
+    assert.equal(all.items.length, 50);
+    assert.equal(all.truncated, true);
+    assert.equal(values[firstDevice], "/demo/devices/lcd-board/:command");
+  });
+
   it("reads each page once while it is fresh", async function () {
     await deploy();
     await ask({ account: "acc", kind: "devices", search: "dev-1" });

@@ -248,6 +248,22 @@ describe("the README and the docs", function () {
     assert.deepEqual(missing, []);
   });
 
+  it("should explain in docs/development.md the core-js postinstall warning of npm install in a clone", function () {
+    const dev = fs.readFileSync(path.join(ROOT, "docs", "development.md"), "utf8");
+    const section = /^## Installing a clone\n([\s\S]*?)^## /m.exec(dev)?.[1] ?? "";
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
+    const coreJs = Object.entries(lock.packages).filter(([p]) =>
+      p.endsWith("node_modules/core-js"),
+    );
+    // The note names the version the lock installs, and says whose it is.
+    for (const [, entry] of coreJs) {
+      assert.ok(section.includes(`core-js@${entry.version}`), `core-js@${entry.version}`);
+      assert.equal(entry.dev, true, "core-js is a dev dependency's");
+    }
+    assert.match(section, /node-red-dev/);
+    assert.match(section, /prepare/);
+  });
+
   it("should list every picture in docs/screenshots/, each one npm run screenshots retakes", function () {
     const dev = fs.readFileSync(path.join(ROOT, "docs", "development.md"), "utf8");
     const section = /^## Screenshots\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(dev)?.[1] ?? "";

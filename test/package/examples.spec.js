@@ -265,6 +265,34 @@ describe("examples", function () {
       );
     });
 
+    it("should state one ttl rule in examples 02 and 06, the await's help and its warning: a timeout longer than the ttl by the device's run time", function () {
+      const texts = (file) =>
+        example(file)
+          .map((n) => `${n.label ?? ""} ${n.name ?? ""} ${n.info ?? ""}`)
+          .join("\n");
+      const stale = /ttl (is )?no longer than|ttl within the|keep the ttl within/i;
+      const six = texts("06-command-ttl-within-timeout.json");
+      assert.match(six, /timeout longer than the ttl by the time the device needs to run it/);
+      assert.doesNotMatch(six, stale);
+      assert.doesNotMatch(texts("02-send-command-and-await-result.json"), stale);
+      const catalog = JSON.parse(
+        fs.readFileSync(path.join(ROOT, "locales/en-US/edge-await-command.json"), "utf8"),
+      );
+      assert.match(
+        catalog["edge-await-command"].warn.ttl,
+        /timeout longer than the ttl by the time the device needs to run the command/,
+      );
+      const help = fs.readFileSync(
+        path.join(ROOT, "locales/en-US/edge-await-command.html"),
+        "utf8",
+      );
+      assert.match(
+        help.replace(/\s+/g, " "),
+        /timeout longer than the command's ttl by the time the device needs to run it/,
+      );
+      assert.doesNotMatch(help.replace(/\s+/g, " "), stale);
+    });
+
     it("should send example 07's command to the fleet npm start runs, its faulty and offline devices among them", function () {
       const fleet = example("07-fleet-command-rollout.json").find(
         (n) => n.type === "edge-fleet-command",

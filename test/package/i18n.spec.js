@@ -159,6 +159,42 @@ describe("i18n", function () {
       }
   });
 
+  it("should say every account configuration error in German and Japanese, not English detail", function () {
+    // An English `detail` in "Ungültige Kontokonfiguration: the token is empty" was the English
+    // next to German labels of issue 37: each literal refusal names an i18next context
+    // (`edge.errors.bad-config_token`) that every catalog translates.
+    const sources = [];
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith(".ts")) sources.push(fs.readFileSync(p, "utf8"));
+      }
+    };
+    walk(path.join(ROOT, "nodes"));
+    const code = sources.join("\n");
+    const problems = [];
+    const raised = [...code.matchAll(/new EdgeError\("bad-config", \{([^}]*)\}/g)].map((m) => m[1]);
+    const contexts = new Set();
+    for (const body of raised) {
+      const context = /context: "(\w+)"/.exec(body)?.[1];
+      if (context) contexts.add(context);
+      else if (/detail: ["`]/.test(body))
+        problems.push(`English detail, no context: ${body.trim()}`);
+    }
+    assert.ok(contexts.size >= 10, [...contexts].join(", "));
+    const en = catalog("en-US", SHARED).edge.errors;
+    for (const lang of TRANSLATIONS) {
+      const tr = catalog(lang, SHARED).edge.errors;
+      for (const c of contexts) {
+        const key = `bad-config_${c}`;
+        if (!en[key]) problems.push(`en-US: no ${key}`);
+        if (!tr[key] || tr[key] === en[key]) problems.push(`${lang}: ${key} not translated`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it("should write Japanese in Japanese, with Node-RED's own words for its things", function () {
     // Node-RED's ja catalog says ノード, フロー, デプロイ; an English word in a Japanese sentence
     // is a name (msg.payload, Elems, localfilesystem) or a code, never "node", "flow" or "deploy".

@@ -190,7 +190,9 @@ describe("the edge devices tab's actions in a browser, under adminAuth", functio
     await rollOut();
     const row = page.locator(".edge-sidebar-job").first();
     await page.waitForFunction(() =>
-      /Sent 4 \/ 12 · In flight 4/.test(document.querySelector(".edge-sidebar-job")?.innerText),
+      /Sent 4 \/ 12 · Devices sending 4/.test(
+        document.querySelector(".edge-sidebar-job")?.innerText,
+      ),
     );
     const text = await row.innerText();
     assert.match(text, /LCD text to 12 units · 12 devices · running/);

@@ -142,7 +142,20 @@ describe("the edge devices sidebar in a browser", function () {
     );
     const jobText = await job.innerText();
     assert.match(jobText, /shift target 120 · LCD text to 12 units · 12 devices · running/);
-    assert.match(jobText, /Sent 12 \/ 12 · In flight 1 · Started/);
+    // The job's devices and the account's HTTP requests are two things, named apart (issue 37).
+    assert.match(jobText, /Sent 12 \/ 12 · Devices sending 1 · Started/);
+    const health = await page.locator(".edge-sidebar-health").first().innerText();
+    assert.match(health, /Requests in flight\s+\d+ \/ \d+/);
+    assert.doesNotMatch(health, /^In flight/m);
+    // The last error in the words every node's status uses, not its code (rate-limited 429).
+    assert.match(health, /Last error\s+429 rate limited, /);
+    // One account: its section is open, its heading says it in one line.
+    const account = page.locator(".edge-sidebar-account").first();
+    assert.equal(await account.getAttribute("data-folded"), "false");
+    assert.match(
+      await account.locator(".edge-sidebar-summary").innerText(),
+      /^\d+ pending · 1 watched · jobs running: 1$/,
+    );
     // Outcomes no device had are left out.
     assert.doesNotMatch(jobText, /timed out|failed|not sent/);
     await page.screenshot({ path: path.join(SHOTS, "sidebar.png") });
@@ -273,6 +286,73 @@ describe("the edge devices sidebar in a browser", function () {
     assert.match(text, /Ended \d/);
     assert.match(text, /11 complete · 1 fault/);
     assert.equal(await job.locator(".edge-sidebar-cancel-job").count(), 0);
+  });
+
+  it("shows an unnamed node by its canvas label, not its type", async function () {
+    const job = page.locator(".edge-sidebar-job", { hasText: "shift target 120" });
+    await job.waitFor();
+    // The fleet node without its name, as a user leaves it: the canvas labels it by its devices.
+    const canvas = await page.evaluate((id) => {
+      const node = RED.nodes.node(id);
+      node.name = "";
+      return RED.utils.getNodeLabel(node, node.type);
+    }, FLEET_NODE);
+    assert.notEqual(canvas, "edge-fleet-command");
+    try {
+      await page.waitForFunction(
+        (label) =>
+          document.querySelector(".edge-sidebar-job .edge-sidebar-node")?.innerText === label,
+        canvas,
+      );
+      assert.doesNotMatch(await job.innerText(), /edge-fleet-command/);
+    } finally {
+      await page.evaluate((id) => {
+        RED.nodes.node(id).name = "LCD text to 12 units";
+      }, FLEET_NODE);
+    }
+  });
+
+  it("folds a second account's section to its heading and summary, and each heading folds its own", async function () {
+    const headers = {
+      "content-type": "application/json",
+      "Node-RED-API-Version": "v2",
+      "Node-RED-Deployment-Type": "nodes",
+    };
+    const flows = await (await fetch(`${demo.editorUrl}flows`, { headers })).json();
+    const first = flows.flows.find((n) => n.type === "edge-account");
+    flows.flows.push({ ...first, id: "e5a1c0d0000000ff", name: "second account" });
+    const res = await fetch(`${demo.editorUrl}flows`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(flows),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const second = page.locator(".edge-sidebar-account", { hasText: "second account" });
+    await second.waitFor();
+    const sections = page.locator(".edge-sidebar-account");
+    assert.equal(await sections.count(), 2);
+    // Folded by default below the first: its heading and one line, not a whole block.
+    assert.equal(await second.getAttribute("data-folded"), "true");
+    assert.equal(await second.locator(".edge-sidebar-health").count(), 0);
+    assert.match(
+      await second.locator(".edge-sidebar-summary").innerText(),
+      /^0 pending · 0 watched · jobs running: 0$|^Not started/,
+    );
+    assert.equal(await sections.first().getAttribute("data-folded"), "false");
+    await second.locator(".edge-sidebar-account-head").click();
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll(".edge-sidebar-account")[1]?.getAttribute("data-folded") ===
+        "false",
+    );
+    await sections.first().locator(".edge-sidebar-account-head").click();
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll(".edge-sidebar-account")[0]?.getAttribute("data-folded") ===
+        "true",
+    );
+    assert.equal(await sections.first().locator(".edge-sidebar-job").count(), 0);
+    assert.match(await sections.first().locator(".edge-sidebar-summary").innerText(), /pending/);
   });
 
   it("should have logged no error in the browser console", function () {

@@ -295,7 +295,7 @@ describe("edge-await-command reliability", function () {
       }
       // One slow inbox read holds the only slot: of the two other polls one waits, one is refused.
       await control(env.sim, "POST", "/faults", { method: "GET", path: "/event", delayMs: 1500 });
-      await waitFor(() => shown.some((s) => /^unread: queue-full/.test(s.text ?? "")), {
+      await waitFor(() => shown.some((s) => /^unread: queue full/.test(s.text ?? "")), {
         timeoutMs: 10_000,
         what: `a queue-full status in ${JSON.stringify(shown.slice(-5))}`,
       });

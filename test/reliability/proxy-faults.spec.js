@@ -33,7 +33,7 @@ const target = (url) => ({ url, company: "demo", user: "demo_user", token: TOKEN
  * A tab with the account on `server.url` through the http proxy node "px" (with `password`), a
  * device-state node "ds" and a send-command node "sc", each wired to a helper, and a Catch.
  */
-async function deploy(server, proxy, { password, account = {}, https } = {}) {
+async function deploy(server, proxy, { password, account = {}, https, extra = [] } = {}) {
   const z = "t1";
   const flow = [
     { id: z, type: "tab" },
@@ -57,6 +57,7 @@ async function deploy(server, proxy, { password, account = {}, https } = {}) {
   ];
   flow[3].wires = [["ds.out"]];
   if (https) flow.push(tlsNode(https.ca));
+  flow.push(...extra);
   const credentials = {
     acc: { user: server.user, token: server.token },
     ...proxyCredentials(password),
@@ -143,6 +144,53 @@ describe("proxy faults", function () {
     assert.equal(err.edgeError.mayHaveBeenSent, false);
     assert.ok(attempts.includes("retry 2"), attempts.join(", "));
     assert.deepEqual(await apiRequests(sim), []);
+  });
+
+  it("words a refusing proxy alike in every node's status: a send's `proxy refused`, a watch's `proxy refused, retrying`", async function () {
+    const sim = await simulator();
+    const port = await closedPort();
+    const watch = {
+      id: "w1",
+      z: "t1",
+      type: "edge-watch-events",
+      account: "acc",
+      stream: "s000",
+      interval: 250,
+      start: "new",
+      last: 10,
+      store: "",
+      wires: [[]],
+    };
+    const get = await deploy(
+      { ...sim, url: proxyOnlyUrl(sim) },
+      { url: `http://127.0.0.1:${port}` },
+      { account: { retries: "0" }, extra: [watch] },
+    );
+    const watched = statuses(get("w1"));
+    const sent = statuses(get("sc"));
+    get("sc").receive({ payload: ELEMS });
+    await next(get("caught"), 10000);
+    const until = Date.now() + 10000;
+    while (!watched.some((s) => s.text === "proxy refused, retrying") && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const texts = (list) => list.map((s) => s.text);
+    assert.ok(texts(sent).includes("proxy refused"), texts(sent).join(", "));
+    assert.ok(texts(watched).includes("proxy refused, retrying"), texts(watched).join(", "));
+  });
+
+  it("answers Test connection with deploy-first when the proxy chosen in the dialog is not deployed yet", async function () {
+    const sim = await simulator();
+    await load([{ id: "t1", type: "tab" }], {}, [HTTP_PROXY_NODE]);
+    const res = await helper
+      .request()
+      .post("/edge-account/test")
+      .send({ baseUrl: sim.url, company: "demo", user: sim.user, token: TOKEN, proxy: "px-new" })
+      .expect(200);
+    assert.equal(res.body.ok, false);
+    assert.equal(res.body.code, "bad-config");
+    assert.match(res.body.message, /not deployed yet: deploy it first/);
+    assert.doesNotMatch(res.body.message, /missing/);
   });
 
   it("fails with proxy-upstream when the proxy cannot open a tunnel to the API", async function () {

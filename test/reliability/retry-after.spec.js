@@ -75,7 +75,7 @@ describe("Retry-After on the inbox reads of edge-await-command", function () {
         assert.equal(msg.timedOut.timeout, 1500);
         assert.match(msg.timedOut.inboxError, /429/);
         assert.ok(msg.elapsed >= 1400, `ended after ${msg.elapsed} ms, before its deadline`);
-        assert.ok(shown.includes("unread: rate-limited"), JSON.stringify(shown));
+        assert.ok(shown.includes("unread: 429 rate limited"), JSON.stringify(shown));
         // The first poll met the 429; the pause (capped at 10 minutes) outlasts the deadline, so
         // the read after the deadline is not made: the server asked not to be read.
         await Promise.all([noMessage(get("ok"), 300), noMessage(get("caught"), 0)]);

@@ -43,15 +43,21 @@ export function parseBaseUrl(baseUrl: string): { origin: string; basePath: strin
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new EdgeError("bad-config", { detail: `base URL "${baseUrl}" is not a URL` });
+    throw new EdgeError("bad-config", {
+      context: "url",
+      url: baseUrl,
+      detail: `base URL "${baseUrl}" is not a URL`,
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new EdgeError("bad-config", {
+      context: "scheme",
       detail: "the base URL must start with http:// or https://",
     });
   }
   if (url.username || url.password || url.search || url.hash) {
     throw new EdgeError("bad-config", {
+      context: "urlParts",
       detail: "the base URL must not hold credentials, a query or a fragment",
     });
   }
@@ -78,10 +84,14 @@ export function checkProxy(proxy: ProxySettings): ProxySettings {
   try {
     url = new URL(proxy.url.trim());
   } catch {
-    throw new EdgeError("bad-config", { detail: "the proxy URL is not a URL" });
+    throw new EdgeError("bad-config", {
+      context: "proxyUrl",
+      detail: "the proxy URL is not a URL",
+    });
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
     throw new EdgeError("bad-config", {
+      context: "proxyScheme",
       detail: "the proxy URL must start with http:// or https:// and name a host",
     });
   }
@@ -89,6 +99,7 @@ export function checkProxy(proxy: ProxySettings): ProxySettings {
   const password = proxy.password ?? decoded(url.password);
   if (/[\r\n]/.test(username) || /[\r\n]/.test(password)) {
     throw new EdgeError("bad-config", {
+      context: "proxyLinebreak",
       detail: "the proxy's user or password holds a line break",
     });
   }

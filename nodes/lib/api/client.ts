@@ -119,7 +119,8 @@ export class EdgeClient {
   constructor(settings: AccountSettings) {
     const { origin, basePath } = parseBaseUrl(settings.baseUrl);
     const company = settings.company.trim();
-    if (!company) throw new EdgeError("bad-config", { detail: "the company is empty" });
+    if (!company)
+      throw new EdgeError("bad-config", { context: "company", detail: "the company is empty" });
     try {
       checkName(company, "the company");
     } catch (err) {
@@ -128,19 +129,28 @@ export class EdgeClient {
     const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
       throw new EdgeError("bad-config", {
+        context: "timeout",
+        max: MAX_TIMEOUT_MS,
+        got: String(timeoutMs),
         detail: `the timeout must be a whole number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${timeoutMs}`,
       });
     }
     const maxAnswerBytes = settings.maxResponseBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     if (!Number.isInteger(maxAnswerBytes) || maxAnswerBytes < 1) {
       throw new EdgeError("bad-config", {
+        context: "answer",
+        got: String(maxAnswerBytes),
         detail: `the largest answer must be a whole number of bytes, got ${maxAnswerBytes}`,
       });
     }
     const token = settings.token.trim();
-    if (!token) throw new EdgeError("bad-config", { detail: "the token is empty" });
+    if (!token)
+      throw new EdgeError("bad-config", { context: "token", detail: "the token is empty" });
     if (/[\r\n]/.test(token) || /[\r\n]/.test(settings.user ?? "")) {
-      throw new EdgeError("bad-config", { detail: "the user or token holds a line break" });
+      throw new EdgeError("bad-config", {
+        context: "linebreak",
+        detail: "the user or token holds a line break",
+      });
     }
     const proxy = settings.proxy && checkProxy(settings.proxy);
     // Every call in flight listens on this signal; hundreds at once are normal, not a leak.
