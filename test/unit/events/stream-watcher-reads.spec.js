@@ -64,10 +64,10 @@ describe("unit: events/stream-watcher, what a read asks", function () {
     w2.watch({ streamId: "s" }, r, { kind: "new" });
     await clock.tickAsync(0);
     // Every listed event at one date: the head is not known until a page shows an older one,
-    // or the end.
+    // or the end. A later page starts at the last event of the one before, to join on to it.
     assert.deepEqual(c2.requests, [
       [0, 10],
-      [10, 100],
+      [9, 100],
     ]);
     assert.equal(r.reads[0].position.ids.length, 15);
     w2.close();
@@ -91,7 +91,7 @@ describe("unit: events/stream-watcher, what a read asks", function () {
     await clock.tickAsync(0);
     assert.deepEqual(client.requests, [
       [0, 10],
-      [10, 100],
+      [9, 100],
     ]);
     assert.equal(w.reads[0].events.length, 12);
     assert.equal(w.reads[0].gap, false, "the end was reached");
@@ -116,7 +116,7 @@ describe("unit: events/stream-watcher, what a read asks", function () {
     await clock.tickAsync(0);
     assert.deepEqual(client.requests, [
       [0, 11],
-      [11, 100],
+      [10, 100],
     ]);
   });
 
