@@ -31,6 +31,14 @@ const FOUND = [
       "and was killed (SIGKILL) before its store wrote: the third process read the clean stop's " +
       "record, took it for exact and sent both devices again",
   },
+  {
+    seed: -1549551126,
+    path: "1",
+    found:
+      "three fleet jobs queued at a clean stop: read back, each looks its unfinished devices up " +
+      "and sends those not found one account Timeout after the start, and the harness's bound " +
+      "for the last job's end left that documented wait out",
+  },
 ];
 
 describe("edge nodes across stops and crashes of Node-RED (random schedules)", function () {
