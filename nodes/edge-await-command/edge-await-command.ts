@@ -13,7 +13,13 @@ import type { EdgeClient } from "../lib/api/client";
 import { registerAwait } from "../lib/account/in-flight";
 import { accountOf } from "../lib/account/lookup";
 import type { CommandRef } from "../lib/commands/command-ref";
-import { clockApart, dateOf, sinceOf, tooFarForDates } from "../lib/commands/command-time";
+import {
+  clockApart,
+  dateOf,
+  sentAtOf,
+  sinceOf,
+  tooFarForDates,
+} from "../lib/commands/command-time";
 import { sentCommands } from "../lib/commands/sent-commands";
 import type { InboxObserver, InboxRef } from "../lib/commands/inbox-types";
 import { RecordsOfType } from "../lib/records/saved-lifecycle";
@@ -70,7 +76,10 @@ function commandIdOf(value: unknown): string | undefined {
 }
 
 /** What the wait needs of msg.command, read when the message arrives at `now`. */
-function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; since: number } {
+function commandOf(
+  msg: NodeMessageInFlow,
+  now: number,
+): { ref: CommandRef; since: number; dated: boolean } {
   const c: unknown = msg.command;
   if (typeof c !== "object" || c === null) throw new EdgeError("no-command");
   const ref = c as Partial<Record<keyof CommandRef, unknown>>;
@@ -86,7 +95,32 @@ function commandOf(msg: NodeMessageInFlow, now: number): { ref: CommandRef; sinc
     if (tooFarForDates(date, id !== undefined, now)) throw clockApart(date, now);
     throw new EdgeError("no-command");
   }
-  return { ref: { ...(c as CommandRef), id }, since };
+  // The server's own date of the command, comparable with another's (clock-steps.ts).
+  const dated = id !== undefined && date !== undefined && since === date;
+  return { ref: { ...(c as CommandRef), id }, since, dated };
+}
+
+/**
+ * Whether a saved wait's `since` is its command's date as the server gave it, as commandOf
+ * decided when it started: comparable with other commands' dates (clock-steps.ts).
+ */
+function datedAgain(msg: NodeMessageInFlow, id: string | undefined, since: number): boolean {
+  if (id === undefined) return false;
+  const c: unknown = msg.command;
+  const given =
+    typeof c === "object" && c !== null
+      ? (c as { creationDate?: unknown }).creationDate
+      : undefined;
+  return (dateOf(given) ?? sentCommands.createdAt(id)) === since;
+}
+
+/** The wait's `sentAt` (command-time.ts, sentAtOf), as a field to spread, or none. */
+function sentAtField(msg: NodeMessageInFlow, id: string | undefined): { sentAt?: number } {
+  const c: unknown = msg.command;
+  const given =
+    typeof c === "object" && c !== null ? (c as { sentAt?: unknown }).sentAt : undefined;
+  const sentAt = sentAtOf(given, id, Date.now());
+  return sentAt !== undefined ? { sentAt } : {};
 }
 
 /**
@@ -215,6 +249,8 @@ export = function (RED: NodeAPI): void {
             intervalMs: w.intervalMs,
             timeoutMs: w.timeoutMs,
             startedAt: w.startedAt,
+            ...sentAtField(msg, w.commandId),
+            dated: datedAgain(msg, w.commandId, w.since),
           };
           new PendingWait(wait, msg, ctx, shared, w.ttl, key, resolve, reject).start(
             poller,
@@ -224,7 +260,7 @@ export = function (RED: NodeAPI): void {
         });
       }
       const startedAt = Date.now();
-      const { ref: command, since } = commandOf(msg, startedAt);
+      const { ref: command, since, dated } = commandOf(msg, startedAt);
       let inbox: InboxRef;
       if (!blank(def.inbox)) {
         const ref = resolveTarget(def.inbox, msg, "inboxId", "inbox-empty");
@@ -289,6 +325,8 @@ export = function (RED: NodeAPI): void {
           intervalMs,
           timeoutMs: timeout,
           startedAt,
+          ...sentAtField(msg, command.id),
+          dated,
           ...(stream ? { stream } : {}),
         };
         new PendingWait(wait, msg, ctx, shared, ttl, key, resolve, reject).start(

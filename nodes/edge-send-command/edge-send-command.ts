@@ -135,7 +135,7 @@ export = function (RED: NodeAPI): void {
           if (byPath && event?.id !== undefined) {
             const reused = sentCommands.claim(client.origin, stream, event.id);
             if (reused) throw reused;
-            sentCommands.remember(stream, event.id, "", event.creationDate);
+            sentCommands.remember(stream, event.id, "", event.creationDate, sentAt);
           }
           const command = commandRefOf(event, facts);
           command.device ??= typeof msg.deviceId === "string" ? msg.deviceId : undefined;

@@ -31,6 +31,40 @@ const SEED = 20261128;
 /** Schedules the simulation found failing, each replayed by its property, seed and path. */
 const FOUND = [
   {
+    name: "stamps",
+    seed: -268557450,
+    path: "167",
+    found:
+      "markers that name no command, the server's clock 2 s ahead: an answer dated 1 ms before " +
+      "its command stayed unclaimed, and a later command's wait, sent after that answer was read, " +
+      "took it by date (its result was a FAULT that was another command's)",
+  },
+  {
+    name: "stamps",
+    seed: -1408286524,
+    path: "178",
+    found:
+      "the server's clock stepped back 3 s between two commands to one device whose markers name " +
+      "no command: the later command, dated 2.9 s before the earlier, took the earlier one's " +
+      "COMPLETE by date, written before it was sent",
+  },
+  {
+    name: "stamps",
+    seed: -916276285,
+    path: "27",
+    found:
+      "a clock step back of 3 s: a probe command's wait took by date a FAULT read before the " +
+      "probe was sent",
+  },
+  {
+    name: "stamps",
+    seed: 22019,
+    path: "350",
+    found:
+      "a clock step back of 3 s after a fleet job: a later await took by date a COMPLETE of the " +
+      "job's command",
+  },
+  {
     name: "streams",
     seed: 20261128,
     path: "188",

@@ -66,6 +66,7 @@ export const ERROR_CODES = [
   "no-device-list",
   "send-uncertain",
   "clock-apart",
+  "clock-stepped",
   "cancelled",
   "id-reused",
 ] as const;

@@ -4,6 +4,7 @@
 // rules drifted apart once: a hand-built msg.command without a date was taken at input and dropped
 // at the next deploy, its message never ending (issue 28).
 import { EdgeError } from "../api/errors";
+import { sentCommands } from "./sent-commands";
 
 /**
  * How far the clocks may disagree: the server's (the command's time) with ours (the wait's
@@ -105,4 +106,25 @@ export function clockApart(since: unknown, now: number): EdgeError {
   const hours = Number.isFinite(ms) ? Math.round(Math.abs(ms - now) / 3_600_000) : "?";
   const date = Number.isFinite(ms) ? new Date(ms).toISOString() : String(since);
   return new EdgeError("clock-apart", { date, hours }, { mayHaveBeenSent: true });
+}
+
+/**
+ * Our clock before the command's request left, for its wait (inbox-types.ts, Wait.sentAt): the
+ * registry's, for a command this runtime sent (sent-commands.ts), else msg.command.sentAt as
+ * edge-send-command sets it, when it is a time not after `now` (a saved wait's message read back
+ * after a restart). Undefined otherwise: a wait without it takes markers by date alone.
+ */
+export function sentAtOf(value: unknown, id: string | undefined, now: number): number | undefined {
+  const known = id !== undefined ? sentCommands.sentAt(id) : undefined;
+  if (known !== undefined) return known;
+  return typeof value === "number" && Number.isFinite(value) && value <= now ? value : undefined;
+}
+
+/**
+ * The error of a wait whose command the server dated `stepMs` before a command made earlier (its
+ * clock stepped back, clock-steps.ts), when a result that names no command came: by date it may
+ * be this command's or an earlier one's. The command may have run.
+ */
+export function clockStepped(stepMs: number): EdgeError {
+  return new EdgeError("clock-stepped", { ms: Math.round(stepMs) }, { mayHaveBeenSent: true });
 }

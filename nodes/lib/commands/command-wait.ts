@@ -12,7 +12,7 @@ import type { DeviceEvent } from "../api/types";
 import type { InboxPoller } from "./inbox-poller";
 import type { InboxObserver, InboxRef, Wait, WatchHandle } from "./inbox-types";
 import type { MarkerName } from "./markers";
-import { clockApart, datesApart } from "./command-time";
+import { clockApart, clockStepped, datesApart } from "./command-time";
 import { sentCommands } from "./sent-commands";
 import type { ReuseWatcher } from "./sent-commands";
 
@@ -35,6 +35,12 @@ export interface CommandWaitOptions {
   timeoutMs: number;
   /** Wall clock ms at the start of the wait: earlier than now for a wait restored after a restart. */
   startedAt: number;
+  /** Our clock before the command's request left, when known (inbox-types.ts, Wait.sentAt). */
+  sentAt?: number;
+  /** `since` is the server's date of the command (inbox-types.ts, Wait.dated). */
+  dated?: boolean;
+  /** Our clock when the command was surely made (inbox-types.ts, Wait.madeBy); else startedAt. */
+  madeBy?: number;
   /** Told about the inbox as a whole (read failures, overruns); one per node, shared by its waits. */
   observer?: InboxObserver;
   /**
@@ -63,6 +69,9 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
   readonly observer: InboxObserver | undefined;
   readonly timeoutMs: number;
   readonly startedAt: number;
+  readonly sentAt: number | undefined;
+  readonly dated: boolean;
+  readonly madeBy: number;
   readonly datesApart: boolean;
   readonly stream: { origin: string; path: string } | undefined;
   /** Its key in the registry of sent commands while it listens for its id given again. */
@@ -76,6 +85,8 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
   private over = false;
   /** A result that names no command came while datesApart (onUndated). */
   private undated = false;
+  /** ... or after the server's clock stepped back this much before the command. */
+  private stepMs: number | undefined;
   /** A result marker held until this runtime's POSTs to the command's stream have answered. */
   private held = false;
 
@@ -86,6 +97,11 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
     this.observer = opts.observer;
     this.timeoutMs = opts.timeoutMs;
     this.startedAt = opts.startedAt;
+    this.sentAt = opts.sentAt;
+    this.dated = opts.dated === true;
+    // A wait starts after its command's answer came: the await node's, with the message that
+    // carries it; a restored one at its first start.
+    this.madeBy = opts.madeBy ?? opts.startedAt;
     this.datesApart = datesApart(opts.since, opts.startedAt);
     this.stream = opts.stream;
   }
@@ -161,8 +177,9 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
     this.end({ kind: "error", error: err });
   }
 
-  onUndated(): void {
+  onUndated(_event: DeviceEvent, stepMs?: number): void {
     this.undated = true;
+    if (stepMs !== undefined) this.stepMs = stepMs;
   }
 
   /** The server gave this command's id to a later command of ours: no marker is surely its own. */
@@ -176,7 +193,11 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
     if (this.undated) {
       // A result that by date could be this command's came, and the clocks are too far apart to
       // say: "timed out" would say no result was seen, and invite sending the command again.
-      this.end({ kind: "error", error: clockApart(this.since, this.startedAt) });
+      const error =
+        this.stepMs !== undefined
+          ? clockStepped(this.stepMs)
+          : clockApart(this.since, this.startedAt);
+      this.end({ kind: "error", error });
       return;
     }
     this.end({

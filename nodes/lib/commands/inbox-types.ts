@@ -32,12 +32,31 @@ export interface Wait {
    * datesApart): the wait takes only markers that name its id, none by date.
    */
   readonly datesApart?: boolean;
+  /**
+   * Our clock (Date.now) before the command's request left, when known. A marker read before it
+   * was on the server before the command was, so it is not this command's whatever its date: a
+   * server whose clock stepped back dates a later command before an earlier one's answer, and
+   * the later wait once took that answer by date (issue 35, the stamps property).
+   */
+  readonly sentAt?: number | undefined;
+  /**
+   * `since` is the server's date of the command (its creationDate), comparable with another
+   * command's: a wait whose command is dated before one made earlier sees the server's clock step
+   * back (clock-steps.ts), and takes nothing by date.
+   */
+  readonly dated?: boolean | undefined;
+  /**
+   * Our clock at a time the command was surely on the server (its answer had come): a command
+   * whose request left after this and is dated before it shows the step (clock-steps.ts).
+   */
+  readonly madeBy?: number | undefined;
   onMarker(event: DeviceEvent, marker: MarkerName): void;
   /**
    * A COMPLETE or FAULT that names no command, dated at or after the command, came while
-   * `datesApart`: by date it could be this command's result, and nothing can tell.
+   * `datesApart`, or after the server's clock stepped back by `stepMs` before this command: by
+   * date it could be this command's result, and nothing can tell.
    */
-  onUndated?(event: DeviceEvent): void;
+  onUndated?(event: DeviceEvent, stepMs?: number): void;
   /** A poll was refused for good (unknown inbox, credentials): the wait must end with this error. */
   onError(err: EdgeError): void;
   /**

@@ -71,6 +71,11 @@ export class Entry implements WatchHandle {
   /** performance.now() of a final read request, or -1. */
   finalAfter = -1;
   finalTries = 0;
+  /**
+   * The server's clock stepped back this much (ms) before the wait's command (clock-steps.ts):
+   * it takes nothing by date. Undefined when no step was seen.
+   */
+  stepMs: number | undefined = undefined;
 
   constructor(
     readonly owner: EntryOwner,

@@ -43,6 +43,7 @@ import { AnswerTimes } from "./answer-times";
 import { FIRST_GAP_MS, ReadSchedule } from "./read-schedule";
 import type { PollerOptions } from "./read-schedule";
 import { UnclaimedMarkers } from "./unclaimed-markers";
+import { ClockSteps } from "./clock-steps";
 
 const FIRST_PAGE = 100;
 const NEXT_PAGE = 500;
@@ -85,6 +86,24 @@ function dateOf(e: DeviceEvent): number {
     : Date.now();
 }
 
+/**
+ * True when a marker read at `readAt` (our clock, when its page came) was read before the wait's
+ * command left: it was on the server first, so it is another command's, whatever its date.
+ * Clock-free, unlike a date: a server clock stepped back 3 s dated a command before an earlier
+ * command's answer, which the later wait took by date (issue 35, stamps seed -268557450 path 167).
+ */
+function readBeforeSent(wait: Wait, readAt: number): boolean {
+  return wait.sentAt !== undefined && readAt < wait.sentAt;
+}
+
+/**
+ * True when a date cannot say whether a marker is the wait's: its command's date is a day from
+ * our clock (datesApart), or the server's clock stepped back before it (Entry.stepMs).
+ */
+function undatable(entry: Entry): boolean {
+  return entry.wait.datesApart === true || entry.stepMs !== undefined;
+}
+
 /** One inbox's key, in the poller's map and in the account's answer times. */
 export function inboxKey(inbox: InboxRef): string {
   return inbox.streamId !== undefined ? `id:${inbox.streamId}` : `path:${inbox.path ?? ""}`;
@@ -93,6 +112,7 @@ export function inboxKey(inbox: InboxRef): string {
 export class InboxWatch implements EntryOwner {
   private readonly waits = new InboxWaits();
   private readonly unclaimed = new UnclaimedMarkers();
+  private readonly steps = new ClockSteps();
   /** Ids of events read, with their creation date and when they were read. */
   private readonly seen = new Map<string, { d: number; r: number }>();
   /** Events created before this were forgotten: never read again. */
@@ -164,6 +184,8 @@ export class InboxWatch implements EntryOwner {
     if (id !== undefined && id !== "" && !this.waits.idLengths.has(id.length))
       this.unclaimed.indexLength(id.length);
     const first = this.waits.count === 0;
+    // Only the server's own dates of commands show a step of its clock (clock-steps.ts).
+    if (wait.dated) this.steps.add(entry);
     this.waits.add(entry);
     this.claim(entry);
     if (entry.active) {
@@ -266,9 +288,11 @@ export class InboxWatch implements EntryOwner {
     // Unclaimed markers without a known id had no wait created at or before them; this one is.
     for (const item of this.unclaimed.since(entry.wait.since, !id)) {
       if (!entry.active) return;
-      if (entry.wait.datesApart) {
+      // On the server before the command was: another's, whatever its date says.
+      if (readBeforeSent(entry.wait, item.readAt)) continue;
+      if (undatable(entry)) {
         // Its date says nothing: the marker stays for a wait whose date does.
-        if (isResult(item.marker)) entry.wait.onUndated?.(item.marker.event);
+        if (isResult(item.marker)) entry.wait.onUndated?.(item.marker.event, entry.stepMs);
         continue;
       }
       this.unclaimed.drop(item);
@@ -289,7 +313,7 @@ export class InboxWatch implements EntryOwner {
     this.hand(entry, marker);
   }
 
-  private dispatch(marker: Marker, date: number, now: number): void {
+  private dispatch(marker: Marker, date: number, readAt: number): void {
     const byId = this.waits.withIdOf(marker);
     if (byId) {
       this.handLive(byId, marker, date);
@@ -306,7 +330,7 @@ export class InboxWatch implements EntryOwner {
         {
           marker,
           date,
-          readAt: now,
+          readAt,
           named: true,
           ofEnded: true,
           claimed: false,
@@ -319,9 +343,15 @@ export class InboxWatch implements EntryOwner {
     const named = namesSomeId(marker) || this.waits.hasIdShaped(marker);
     let oldest = named ? this.waits.oldestWithoutId : this.waits.oldest;
     // A wait whose command's date is a day from our clock takes nothing by date; it is told of a
-    // result that could be its own, and the marker goes on to the next wait by the same rule.
-    while (oldest && oldest.wait.since <= date && oldest.wait.datesApart) {
-      if (isResult(marker)) oldest.wait.onUndated?.(marker.event);
+    // result that could be its own, and the marker goes on to the next wait by the same rule. Nor
+    // does a wait whose command left after the marker was read (readBeforeSent): it is not its own.
+    while (
+      oldest &&
+      oldest.wait.since <= date &&
+      (undatable(oldest) || readBeforeSent(oldest.wait, readAt))
+    ) {
+      if (isResult(marker) && undatable(oldest) && !readBeforeSent(oldest.wait, readAt))
+        oldest.wait.onUndated?.(marker.event, oldest.stepMs);
       oldest = named ? oldest.nextNoId : oldest.next;
     }
     if (oldest && oldest.wait.since <= date) {
@@ -329,7 +359,7 @@ export class InboxWatch implements EntryOwner {
       return;
     }
     this.unclaimed.add(
-      { marker, date, readAt: now, named, claimed: false, lengths: new Set() },
+      { marker, date, readAt, named, claimed: false, lengths: new Set() },
       this.waits.idLengths,
     );
   }
@@ -428,6 +458,8 @@ export class InboxWatch implements EntryOwner {
     const deep = this.coveredFrom > need;
     try {
       const fresh: DeviceEvent[] = [];
+      // When each was read: the answer of its page (readBeforeSent).
+      const readAt = new Map<DeviceEvent, number>();
       const inPoll = new Set<string>();
       let start = 0;
       let limit = this.quiet && !deep ? QUIET_PAGE : FIRST_PAGE;
@@ -447,6 +479,7 @@ export class InboxWatch implements EntryOwner {
         } finally {
           this.reading = false;
         }
+        const pageAt = Date.now();
         let unread = 0;
         for (const listed of events) {
           // A server with an integer id counter may send ids as JSON numbers: skipping them hid
@@ -460,7 +493,10 @@ export class InboxWatch implements EntryOwner {
           const d = dateOf(e);
           if (d < need) reachedOld = true;
           else if (this.seen.has(e.id)) reachedPrevious ||= !deep;
-          else fresh.push(e);
+          else {
+            fresh.push(e);
+            readAt.set(e, pageAt);
+          }
           // Newest first: what follows was read before, or is older than every wait. A quiet read
           // stops here, at no cost per event left on the page; but an event dated up to
           // MARKER_EARLY_MS before one read before (the server's clock stepped back) lies below
@@ -542,7 +578,7 @@ export class InboxWatch implements EntryOwner {
       if (answeredAll) this.coveredFrom = Infinity;
       for (const e of fresh) {
         const marker = markerOf(e);
-        if (marker) this.dispatch(marker, dateOf(e), now);
+        if (marker) this.dispatch(marker, dateOf(e), readAt.get(e) ?? now);
       }
       this.pausedUntil = -Infinity;
       this.pauseError = undefined;

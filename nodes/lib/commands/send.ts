@@ -133,7 +133,7 @@ export async function sendToDevice(
       sentCommands.claim(client.origin, path, event.id) ??
       (unknown ? await onStreamTwice(client, path, event.id, name, call) : undefined);
     if (reused) throw reused;
-    sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate);
+    sentCommands.remember(path, event.id, opts.sender ?? "", event.creationDate, sentAt);
   }
   return { event, command: commandRefOf(event, { sentAt, ttl, device: name, path }) };
 }

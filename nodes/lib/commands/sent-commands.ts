@@ -60,6 +60,11 @@ export class SentCommands {
    */
   private readonly dates = new Map<string, number>();
   /**
+   * An id to our clock before its request left (send.ts), for the wait on it: a marker read
+   * before then is another command's, whatever its date (inbox-types.ts, Wait.sentAt).
+   */
+  private readonly sentTimes = new Map<string, number>();
+  /**
    * `origin path \n id` of every command a send of this runtime was answered with, oldest first:
    * by the server's origin too, as two servers' ids have nothing to do with each other.
    */
@@ -74,21 +79,11 @@ export class SentCommands {
   private readonly onWire = new Map<string, { count: number; quiet: (() => void)[] }>();
 
   /** A command this runtime made on `path` (a `:command` stream path), sent by `sender`. */
-  remember(path: string, id: string, sender: Sender, creationDate?: number): void {
-    const key = `${path}\n${id}`;
-    this.senders.delete(key);
-    this.senders.set(key, sender);
-    if (this.senders.size > MAX_REMEMBERED) {
-      const oldest = this.senders.keys().next().value;
-      if (oldest !== undefined) this.senders.delete(oldest);
-    }
-    if (creationDate === undefined || !Number.isFinite(creationDate)) return;
-    this.dates.delete(id);
-    this.dates.set(id, creationDate);
-    if (this.dates.size > MAX_REMEMBERED) {
-      const oldest = this.dates.keys().next().value;
-      if (oldest !== undefined) this.dates.delete(oldest);
-    }
+  remember(path: string, id: string, sender: Sender, creationDate?: number, sentAt?: number): void {
+    setBounded(this.senders, `${path}\n${id}`, sender);
+    if (sentAt !== undefined) setBounded(this.sentTimes, id, sentAt);
+    if (creationDate !== undefined && Number.isFinite(creationDate))
+      setBounded(this.dates, id, creationDate);
   }
 
   /**
@@ -176,6 +171,11 @@ export class SentCommands {
     return this.dates.get(id);
   }
 
+  /** Our clock before the request of the command `id` this runtime made left, if remembered. */
+  sentAt(id: string): number | undefined {
+    return this.sentTimes.get(id);
+  }
+
   /** Who sent the command `id` on `path`: undefined when this runtime did not (or forgot). */
   senderOf(path: string, id: string): Sender | undefined {
     return this.senders.get(`${path}\n${id}`);
@@ -218,6 +218,16 @@ function bound(set: Set<string>): void {
   if (set.size <= MAX_REMEMBERED) return;
   const oldest = set.values().next().value;
   if (oldest !== undefined) set.delete(oldest);
+}
+
+/** Sets `key` as the newest entry of `map`, the oldest dropped past MAX_REMEMBERED. */
+function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_REMEMBERED) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
 }
 
 /** The runtime's one registry (a module is loaded once per process). */

@@ -221,6 +221,7 @@ export class FleetJob {
       d.since =
         sinceOf(command.creationDate, command.id !== undefined, Date.now()) ??
         d.sentAt - LOCAL_CLOCK_SKEW_MS;
+      d.dated = command.id !== undefined && d.since === command.creationDate;
       void this.hooks.save(this.record);
       return true;
     }
@@ -302,6 +303,7 @@ export class FleetJob {
         sentCommands.found(client.origin, client.streamPath(d.device, ":command"), d.commandId);
       }
       d.since = found.creationDate;
+      d.dated = typeof found.creationDate === "number";
     } else {
       d.state = "pending";
       delete d.sentAt;
@@ -386,6 +388,11 @@ export class FleetJob {
           intervalMs,
           timeoutMs,
           startedAt,
+          // A device's POST left after this (leaving): a marker read before is another's.
+          ...(d.sentAt !== undefined ? { sentAt: d.sentAt } : {}),
+          dated: d.dated === true,
+          // Sent and answered (or found on its stream) by now; startedAt is when its POST left.
+          madeBy: Date.now(),
           ...(this.observer ? { observer: this.observer } : {}),
           stream: { origin: client.origin, path: client.streamPath(d.device, ":command") },
         },

@@ -22,6 +22,8 @@ export interface DeviceRecord {
   commandId?: string;
   /** The command's creation date (server time, ms): the markers it awaits are not older. */
   since?: number;
+  /** `since` is the server's date of the command, not our clock's (clock-steps.ts). */
+  dated?: boolean;
   outcome?: Outcome;
   elapsed?: number;
   /** The code of the error that made it `failed` (or of the inbox that could not be read). */
@@ -127,6 +129,7 @@ function checkDevice(d: unknown): boolean {
     optional(d.firstSentAt, isNumber) &&
     optional(d.commandId, (v) => typeof v === "string") &&
     optional(d.since, isNumber) &&
+    optional(d.dated, (v) => typeof v === "boolean") &&
     optional(d.outcome, (v) => typeof v === "string" && OUTCOMES.has(v)) &&
     optional(d.elapsed, isNumber) &&
     optional(d.error, (v) => typeof v === "string") &&
