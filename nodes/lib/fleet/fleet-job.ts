@@ -421,12 +421,14 @@ export class FleetJob {
   private ended(d: DeviceRecord, outcome: Exclude<WaitOutcome, { kind: "cancelled" }>): void {
     if (
       outcome.kind === "error" &&
-      (outcome.error.code === "clock-apart" || outcome.error.code === "id-reused")
+      (outcome.error.code === "clock-apart" ||
+        outcome.error.code === "clock-stepped" ||
+        outcome.error.code === "id-reused")
     ) {
-      // A result that may be this device's came and the clocks cannot say (clock-apart), or the
-      // server gave its id to another command of ours, so no marker is surely its own (id-reused).
-      // Sent, so it may run: as the await node ends it with the error, a device failed, not timed
-      // out, which would invite sending it again.
+      // A result that may be this device's came and the clocks cannot say (clock-apart, or the
+      // server's went back: clock-stepped), or the server gave its id to another command of ours,
+      // so no marker is surely its own (id-reused). Sent, so it may run: as the await node ends
+      // it with the error, a device failed, not timed out, which would invite sending it again.
       this.fail(d, outcome.error, true);
       return;
     }

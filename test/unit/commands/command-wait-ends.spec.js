@@ -127,6 +127,18 @@ describe("unit: commands/command-wait, how it ends", function () {
     assert.equal(wait().datesApart, false);
   });
 
+  it("should end with clock-stepped, naming the step, after a result the server's stepped clock could not place", function () {
+    const w = wait({ commandId: undefined, since: T0 });
+    w.start(fakePoller(), { streamId: "in" }, 1000);
+    w.onUndated(ev("u"), 2954.4);
+    w.onFinalRead(undefined);
+    assert.equal(w.outcomes.length, 1);
+    assert.equal(w.outcomes[0].kind, "error");
+    assert.equal(w.outcomes[0].error.code, "clock-stepped");
+    assert.equal(w.outcomes[0].error.params.ms, 2954);
+    assert.equal(w.outcomes[0].error.mayHaveBeenSent, true);
+  });
+
   it("should do nothing when cancelled before it started, and stop a watch a marker ended inside it", function () {
     const early = wait();
     early.cancel();

@@ -1,0 +1,202 @@
+// nodes/lib/commands/inbox-watch.ts and clock-steps.ts: markers that name no command, on a server
+// whose dates cannot be trusted to run forward. A marker read before a command's request left is
+// never that command's, whatever its date; a command dated before one made earlier (the server's
+// clock stepped back) takes nothing by date, and is told of each result that could be its own
+// (issue 35, the stamps property).
+"use strict";
+const assert = require("node:assert/strict");
+const FakeTimers = require("@sinonjs/fake-timers");
+const { lib } = require("../../support/lib");
+
+const { InboxWatch } = lib("commands/inbox-watch");
+const { ClockSteps } = lib("commands/clock-steps");
+
+const T0 = 1_700_000_000_000;
+let serial = 0;
+const newId = () => `e${(0x500000 + ++serial).toString(16).padStart(24, "0")}`;
+
+/** A client whose inbox is `events`, newest first; each read lists a page of it. */
+function fakeClient() {
+  const c = {
+    events: [],
+    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
+    marker(status, at) {
+      const e = { id: newId(), creationDate: at, elems: { cmd: { status } } };
+      c.events.unshift(e);
+      return e;
+    },
+    async listEvents(streamId, page) {
+      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
+    },
+  };
+  return c;
+}
+
+/** A wait on a command with an id that its markers do not name, recording what it is given. */
+function recorder(over = {}) {
+  const w = {
+    commandId: newId(),
+    since: Date.now(),
+    intervalMs: 1000,
+    got: [],
+    undated: [],
+    onMarker: (event, name) => w.got.push([name, event.id]),
+    onUndated: (event, stepMs) => w.undated.push([event.id, stepMs]),
+    onError() {},
+    onFinalRead() {},
+    ...over,
+  };
+  return w;
+}
+
+describe("unit: commands/inbox-watch, markers that name no command on a server whose clock steps", function () {
+  let clock;
+  let client;
+  let watch;
+  beforeEach(function () {
+    clock = FakeTimers.install({
+      now: T0,
+      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
+    });
+    client = fakeClient();
+    watch = new InboxWatch(client, { streamId: "in" }, () => {});
+  });
+  afterEach(function () {
+    watch.close();
+    clock.uninstall();
+  });
+
+  it("should not give a wait a result read before its command was sent, however it is dated", async function () {
+    // The first command's answer, dated 1 ms before it: no date gives it to its own wait.
+    const first = recorder({ since: T0 + 5000, sentAt: T0 });
+    watch.add(first);
+    const early = client.marker("COMMAND_COMPLETE", T0 + 4999);
+    await clock.tickAsync(1000);
+    assert.deepEqual(first.got, []);
+    // A later command, dated before that answer: by date alone the answer would be its own.
+    const later = recorder({ since: T0 + 2000, sentAt: Date.now() });
+    watch.add(later);
+    await clock.tickAsync(0);
+    assert.deepEqual(later.got, [], "read before the later command was sent");
+    const own = client.marker("COMMAND_COMPLETE", T0 + 2100);
+    await clock.tickAsync(1000);
+    assert.deepEqual(later.got, [["COMMAND_COMPLETE", own.id]]);
+    assert.notEqual(own.id, early.id);
+  });
+
+  it("should give a wait without a known send time a result by date, as before", async function () {
+    watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
+    const early = client.marker("COMMAND_COMPLETE", T0 + 4999);
+    await clock.tickAsync(1000);
+    const later = recorder({ since: T0 + 2000 });
+    watch.add(later);
+    assert.deepEqual(later.got, [["COMMAND_COMPLETE", early.id]]);
+  });
+
+  it("should let a live result go past a wait sent after it was read, to the next wait by date", async function () {
+    const a = recorder({ since: T0 + 100, sentAt: T0 });
+    watch.add(a);
+    await clock.tickAsync(0);
+    // A second wait whose command left 1 s later, dated (by the server's clock) at T0 + 50.
+    clock.setSystemTime(T0 + 1000);
+    const result = client.marker("COMMAND_COMPLETE", T0 + 150);
+    await clock.tickAsync(1000);
+    assert.deepEqual(a.got, [["COMMAND_COMPLETE", result.id]]);
+  });
+
+  it("should take nothing by date for a command dated before one made before it left, and tell it of each result", async function () {
+    const earlier = recorder({ since: T0 + 3000, sentAt: T0, madeBy: T0 + 10, dated: true });
+    watch.add(earlier);
+    await clock.tickAsync(0);
+    // The server's clock steps back 3 s: a command sent at T0 + 50 is dated T0 + 50.
+    const later = recorder({ since: T0 + 50, sentAt: T0 + 50, madeBy: T0 + 60, dated: true });
+    watch.add(later);
+    const old = client.marker("COMMAND_COMPLETE", T0 + 2990);
+    await clock.tickAsync(1000);
+    assert.deepEqual(later.got, [], "the earlier command's answer by date: not taken");
+    assert.deepEqual(later.undated, [[old.id, 2950]]);
+    // The earlier wait's own dates are the server's before the step: it may take what is after.
+    const own = client.marker("COMMAND_COMPLETE", T0 + 3010);
+    await clock.tickAsync(1000);
+    assert.deepEqual(earlier.got, [["COMMAND_COMPLETE", own.id]]);
+  });
+
+  it("should take markers that name its id after a step, as always", async function () {
+    watch.add(recorder({ since: T0 + 3000, sentAt: T0, madeBy: T0 + 10, dated: true }));
+    const later = recorder({ since: T0 + 50, sentAt: T0 + 50, madeBy: T0 + 60, dated: true });
+    watch.add(later);
+    const e = {
+      id: newId(),
+      creationDate: T0 + 100,
+      elems: { cmd: { status: "COMMAND_COMPLETE", ref: later.commandId } },
+    };
+    client.events.unshift(e);
+    await clock.tickAsync(1000);
+    assert.deepEqual(later.got, [["COMMAND_COMPLETE", e.id]]);
+    assert.deepEqual(later.undated, []);
+  });
+});
+
+describe("unit: commands/clock-steps", function () {
+  const item = (wait) => ({ wait, stepMs: undefined });
+
+  it("should mark a command dated before one made before its request left, by the step", function () {
+    const steps = new ClockSteps();
+    const a = item({ since: 10_000, sentAt: 0, madeBy: 5 });
+    const b = item({ since: 7_000, sentAt: 5, madeBy: 9 });
+    steps.add(a);
+    steps.add(b);
+    assert.equal(b.stepMs, 3000);
+    assert.equal(a.stepMs, undefined, "the earlier one was made first, by a clock not yet back");
+  });
+
+  it("should mark nothing for commands whose requests were on the wire together", function () {
+    const steps = new ClockSteps();
+    const a = item({ since: 10_000, sentAt: 0, madeBy: 50 });
+    const b = item({ since: 9_990, sentAt: 10, madeBy: 40 });
+    steps.add(a);
+    steps.add(b);
+    assert.equal(a.stepMs, undefined);
+    assert.equal(b.stepMs, undefined);
+  });
+
+  it("should mark nothing for commands dated in the order they were made", function () {
+    const steps = new ClockSteps();
+    const a = item({ since: 10_000, sentAt: 0, madeBy: 5 });
+    const b = item({ since: 10_000, sentAt: 5, madeBy: 9 });
+    const c = item({ since: 10_400, sentAt: 9, madeBy: 12 });
+    for (const x of [a, b, c]) steps.add(x);
+    assert.deepEqual([a.stepMs, b.stepMs, c.stepMs], [undefined, undefined, undefined]);
+  });
+
+  it("should mark a command noted before the earlier one it is dated before (waits restored in any order)", function () {
+    const steps = new ClockSteps();
+    const later = item({ since: 7_000, sentAt: 5, madeBy: 9 });
+    const earlier = item({ since: 10_000, sentAt: 0, madeBy: 5 });
+    steps.add(later);
+    steps.add(earlier);
+    assert.equal(later.stepMs, 3000);
+    assert.equal(earlier.stepMs, undefined);
+  });
+
+  it("should keep the largest step seen", function () {
+    const steps = new ClockSteps();
+    steps.add(item({ since: 9_000, sentAt: 0, madeBy: 1 }));
+    steps.add(item({ since: 10_000, sentAt: 1, madeBy: 2 }));
+    const c = item({ since: 8_000, sentAt: 3, madeBy: 4 });
+    steps.add(c);
+    assert.equal(c.stepMs, 2000);
+  });
+
+  it("should forget the oldest half past 1,000 commands", function () {
+    const steps = new ClockSteps();
+    steps.add(item({ since: 1_000_000, sentAt: 0, madeBy: 0 }));
+    for (let i = 1; i <= 1000; i++) steps.add(item({ since: i, sentAt: i, madeBy: i }));
+    const late = item({ since: 5_000, sentAt: 2000, madeBy: 2001 });
+    steps.add(late);
+    assert.equal(late.stepMs, undefined, "the first command is forgotten");
+    const kept = item({ since: 900, sentAt: 2002, madeBy: 2003 });
+    steps.add(kept);
+    assert.equal(kept.stepMs, 4100, "dated before the command of 2000, which is kept");
+  });
+});
