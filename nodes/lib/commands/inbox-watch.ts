@@ -601,11 +601,11 @@ export class InboxWatch implements EntryOwner {
       if (controller.signal.aborted || this.isClosed()) return;
       const err = caught as EdgeError;
       if (isLasting(err)) {
-        for (let e = this.waits.oldest; e;) {
-          const next = e.next;
-          e.wait.onError(err);
-          e = next;
-        }
+        // Every wait pending now, taken first: one wait's end may stop another (a fleet job that
+        // ends cancels its other devices), and a stopped entry no longer leads to the rest.
+        const pending: Entry[] = [];
+        for (let e = this.waits.oldest; e; e = e.next) pending.push(e);
+        for (const e of pending) if (e.active) e.wait.onError(err);
         return;
       }
       this.failing = err;

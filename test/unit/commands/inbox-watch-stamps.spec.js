@@ -200,3 +200,46 @@ describe("unit: commands/clock-steps", function () {
     assert.equal(kept.stepMs, 4100, "dated before the command of 2000, which is kept");
   });
 });
+
+describe("unit: commands/inbox-watch, an inbox refused for good", function () {
+  let clock;
+  beforeEach(function () {
+    clock = FakeTimers.install({
+      now: T0,
+      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
+    });
+  });
+  afterEach(function () {
+    clock.uninstall();
+  });
+
+  it("should tell each wait still pending once, and not a wait that another's end stopped", async function () {
+    const { EdgeError } = lib("api/errors");
+    const client = fakeClient();
+    client.listEvents = async () => {
+      throw new EdgeError("not-found", {}, { status: 404 });
+    };
+    const watch = new InboxWatch(client, { streamId: "in" }, () => {});
+    const errors = [];
+    const handles = {};
+    // Each ends as a wait does at an error: its watch stops.
+    const ending = (name, also = () => {}) =>
+      recorder({
+        onError: (err) => {
+          errors.push([name, err.code]);
+          handles[name].stop();
+          also();
+        },
+      });
+    // A fleet job that ends on its first device's error cancels its other devices.
+    handles.first = watch.add(ending("first", () => handles.second.stop()));
+    handles.second = watch.add(ending("second"));
+    handles.third = watch.add(ending("third"));
+    await clock.tickAsync(1000);
+    watch.close();
+    assert.deepEqual(errors, [
+      ["first", "not-found"],
+      ["third", "not-found"],
+    ]);
+  });
+});
