@@ -1,6 +1,6 @@
 // A fleet job as edge-fleet-command saves it in its context store (lib/records/saved-jobs.ts), for
-// the specs that put one there themselves: the unit spec of the saved jobs, and the restart spec
-// that writes jobs an edited store file could hold.
+// the specs that put one there themselves or start a job from one: the unit specs of the saved
+// jobs and of the fleet job, and the restart spec that writes jobs an edited store file could hold.
 "use strict";
 
 /**

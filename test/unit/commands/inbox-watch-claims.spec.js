@@ -6,54 +6,12 @@
 const assert = require("node:assert/strict");
 const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { inboxFakes } = require("../../support/inbox-fakes");
 
 const { InboxWatch } = lib("commands/inbox-watch");
 
 const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x300000 + ++serial).toString(16).padStart(24, "0")}`;
-
-function fakeClient() {
-  const c = {
-    events: [],
-    requests: 0,
-    hold: false,
-    pending: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    marker(status, ref, at = Date.now()) {
-      const e = {
-        id: newId(),
-        creationDate: at,
-        elems: { cmd: { status, ...(ref ? { ref } : {}) } },
-      };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      c.requests++;
-      if (c.hold) await new Promise((r) => c.pending.push(r));
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-  };
-  return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    undated: [],
-    finals: 0,
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onUndated: (event) => w.undated.push(event.id),
-    onError() {},
-    onFinalRead: () => w.finals++,
-    ...over,
-  };
-  return w;
-}
+const { newId, fakeClient, recorder } = inboxFakes({ idBase: 0x300000, countFinals: true });
 
 describe("unit: commands/inbox-watch, claims", function () {
   let clock;

@@ -5,52 +5,18 @@
 const assert = require("node:assert/strict");
 const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { inboxFakes } = require("../../support/inbox-fakes");
 
 const { InboxWatch } = lib("commands/inbox-watch");
 const { EdgeError } = lib("api/errors");
 
 const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x200000 + ++serial).toString(16).padStart(24, "0")}`;
-
-function fakeClient() {
-  const c = {
-    events: [],
-    requests: [],
-    failures: [],
-    /** When set, each read waits for release() before it answers. */
-    hold: false,
-    pending: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    async listEvents(streamId, page) {
-      c.requests.push(Date.now() - T0);
-      if (c.hold) await new Promise((r) => c.pending.push(r));
-      const f = c.failures.shift();
-      if (f) throw f;
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-    release() {
-      for (const r of c.pending.splice(0)) r();
-    },
-  };
-  return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    finals: [],
-    errors: [],
-    onMarker: (event, name) => w.got.push([name, event.id, event.creationDate]),
-    onError: (err) => w.errors.push(err.code),
-    onFinalRead: (err) => w.finals.push(err?.code ?? "read"),
-    ...over,
-  };
-  return w;
-}
+const { newId, fakeClient, recorder } = inboxFakes({
+  idBase: 0x200000,
+  list: true,
+  dated: true,
+  codes: true,
+});
 
 describe("unit: commands/inbox-watch, final reads and dates", function () {
   let clock;

@@ -6,51 +6,13 @@
 const assert = require("node:assert/strict");
 const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { inboxFakes } = require("../../support/inbox-fakes");
 
 const { InboxWatch } = lib("commands/inbox-watch");
 const { AnswerTimes } = lib("commands/answer-times");
 
 const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x100000 + ++serial).toString(16).padStart(24, "0")}`;
-
-function fakeClient() {
-  const c = {
-    events: [],
-    requests: [],
-    room: true,
-    queued: 0,
-    limiter: { hasRoomForEarlyPoll: () => c.room, queuedIn: () => c.queued },
-    marker(status, ref, at = Date.now()) {
-      const e = {
-        id: newId(),
-        creationDate: at,
-        elems: { cmd: { status, ...(ref ? { ref } : {}) } },
-      };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      c.requests.push({ at: Date.now() - T0, start: page.start, limit: page.limit });
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-  };
-  return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
-  return w;
-}
+const { newId, fakeClient, recorder } = inboxFakes({ idBase: 0x100000, list: true, t0: T0 });
 
 describe("unit: commands/inbox-watch, reads", function () {
   let clock;

@@ -6,6 +6,7 @@
 const assert = require("node:assert/strict");
 const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { inboxFakes } = require("../../support/inbox-fakes");
 
 const { InboxWatch, inboxKey } = lib("commands/inbox-watch");
 const { InboxPoller } = lib("commands/inbox-poller");
@@ -13,58 +14,7 @@ const { AnswerTimes } = lib("commands/answer-times");
 const { EdgeError } = lib("api/errors");
 
 const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(++serial).toString(16).padStart(24, "0")}`;
-
-/** An inbox served newest first by start and limit; `fail` makes the next reads throw. */
-function fakeClient() {
-  const c = {
-    origin: "http://edge.test",
-    events: [],
-    requests: [],
-    failures: [],
-    room: true,
-    limiter: {
-      hasRoomForEarlyPoll: () => c.room,
-      queuedIn: () => 0,
-    },
-    /** A marker for `ref` (a command id or anything), dated `at` (default now). */
-    marker(status, ref, at = Date.now(), id = newId()) {
-      const e = { id, creationDate: at, elems: { cmd: { status, ...(ref ? { ref } : {}) } } };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page, call) {
-      c.requests.push({ streamId, ...page, lane: call.lane, retries: call.retries });
-      const f = c.failures.shift();
-      if (f) throw f;
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-    async listEventsByPath(path, page, call) {
-      return c.listEvents(`path:${path}`, page, call);
-    },
-  };
-  return c;
-}
-
-/** A wait that records what it is told. */
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    errors: [],
-    finals: [],
-    undated: [],
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onUndated: (event) => w.undated.push(event.id),
-    onError: (err) => w.errors.push(err),
-    onFinalRead: (err) => w.finals.push(err),
-    ...over,
-  };
-  return w;
-}
+const { newId, fakeClient, recorder } = inboxFakes({ list: true });
 
 function observer() {
   const o = { states: [], overruns: 0 };

@@ -3,60 +3,19 @@
 // does not know, an inbox refused for good, a send refused and one that waits for a busy API.
 "use strict";
 const assert = require("node:assert/strict");
-const { lib } = require("../../support/lib");
 const { control, useSimulator } = require("../../support/simulator");
+const { startJob } = require("../../support/fleet-fakes");
+const { savedJob } = require("../../support/saved-jobs");
 
-const { FleetJob } = lib("fleet/fleet-job");
-const { InboxPoller } = lib("commands/inbox-poller");
-const { DeviceNames } = lib("device/names");
-
-function record(devices, settings = {}) {
-  return {
-    v: 1,
-    job: "j1",
-    startedAt: Date.now(),
-    settings: {
-      elems: { "/lcd/txt1": "ends" },
-      timeoutMs: 5000,
-      intervalMs: 50,
-      rate: 0,
-      concurrency: 10,
-      maxFailures: 0,
-      ...settings,
-    },
+const record = (devices, settings = {}) =>
+  savedJob("j1", {
+    settings: { elems: { "/lcd/txt1": "ends" }, ...settings },
     devices: devices.map((device) => ({ device, state: "pending" })),
-    msg: "{}",
-  };
-}
+  });
 
 /** Starts the job; `heard.ended` resolves at its end, with what the hooks heard. */
-function start(client, job, onDevice = () => {}) {
-  const poller = new InboxPoller(client);
-  const heard = { saves: 0, devices: [], progress: 0 };
-  let fleet;
-  heard.ended = new Promise((resolve) => {
-    fleet = new FleetJob(
-      job,
-      { client, names: new DeviceNames(client), poller },
-      {},
-      {
-        save: async () => {
-          heard.saves++;
-        },
-        device: (r) => {
-          heard.devices.push(r);
-          onDevice(r, fleet);
-        },
-        progress: () => heard.progress++,
-        end: () => resolve(heard),
-        describe: (err) => `said: ${err.code}`,
-      },
-    );
-  });
-  heard.poller = poller;
-  fleet.start();
-  return { fleet, heard };
-}
+const start = (client, job, onDevice) =>
+  startJob(client, job, { onDevice, describe: (err) => `said: ${err.code}` });
 
 const byDevice = (job) => Object.fromEntries(job.devices.map((d) => [d.device, d]));
 

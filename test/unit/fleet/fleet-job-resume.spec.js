@@ -4,61 +4,24 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
-const { api, control, useSimulator } = require("../../support/simulator");
+const { api, useSimulator } = require("../../support/simulator");
+const { commandsOf } = require("../../support/fleet");
+const { startJob } = require("../../support/fleet-fakes");
+const { savedJob } = require("../../support/saved-jobs");
 
-const { FleetJob, senderOf, rememberJob, commandOf } = lib("fleet/fleet-job");
-const { InboxPoller } = lib("commands/inbox-poller");
-const { DeviceNames } = lib("device/names");
+const { senderOf, rememberJob, commandOf } = lib("fleet/fleet-job");
 const { sentCommands } = lib("commands/sent-commands");
 
 const ELEMS = { "/lcd/txt1": "from-store" };
 
-function record(devices, over = {}) {
-  return {
-    v: 1,
-    job: "j-store",
-    startedAt: Date.now() - 1000,
-    settings: {
-      elems: ELEMS,
-      timeoutMs: 5000,
-      intervalMs: 50,
-      rate: 0,
-      concurrency: 10,
-      maxFailures: 0,
-    },
-    devices,
-    msg: "{}",
-    ...over,
-  };
-}
+const record = (devices, over = {}) => ({
+  ...savedJob("j-store", { startedAt: Date.now() - 1000, settings: { elems: ELEMS }, devices }),
+  ...over,
+});
 
-function run(client, job, fromStore) {
-  const poller = new InboxPoller(client);
-  return new Promise((resolve) => {
-    const heard = [];
-    const fleet = new FleetJob(
-      job,
-      { client, names: new DeviceNames(client), poller },
-      {},
-      {
-        save: async () => {},
-        device: (r) => heard.push(r),
-        progress: () => {},
-        end: () => {
-          poller.close();
-          resolve(heard);
-        },
-        describe: (err) => err.code,
-      },
-      undefined,
-      fromStore,
-    );
-    fleet.start();
-  });
-}
-
-const commandsOf = async (sim, name) =>
-  (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
+/** Runs the job to its end; resolves with each device's message. */
+const run = async (client, job, fromStore) =>
+  (await startJob(client, job, { fromStore, describe: (err) => err.code }).heard.ended).devices;
 
 describe("unit: fleet/fleet-job, resumed from a store", function () {
   const env = useSimulator({ commandDelayMs: 5 });

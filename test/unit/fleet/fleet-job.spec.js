@@ -6,6 +6,9 @@ const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
 const { api, control, useSimulator } = require("../../support/simulator");
 const { SEED } = require("../../support/seed");
+const { commandsOf } = require("../../support/fleet");
+const { startJob } = require("../../support/fleet-fakes");
+const { savedJob } = require("../../support/saved-jobs");
 
 const { FleetJob } = lib("fleet/fleet-job");
 const { checkJobRecord } = lib("fleet/job");
@@ -15,58 +18,14 @@ const { DeviceNames } = lib("device/names");
 
 const ELEMS = { "/lcd/txt1": "resumed" };
 
-function record(devices) {
-  return {
-    v: 1,
-    job: "j1",
-    startedAt: Date.now(),
-    settings: {
-      elems: ELEMS,
-      timeoutMs: 5000,
-      intervalMs: 50,
-      rate: 0,
-      concurrency: 10,
-      maxFailures: 0,
-    },
-    devices,
-    msg: "{}",
-  };
-}
+const record = (devices) => savedJob("j1", { settings: { elems: ELEMS }, devices });
 
 /**
- * Runs the job to its end; resolves with the record and what the hooks heard. `device` stands in
- * for the node's hook of a device's message, after it is heard.
+ * Runs the job to its end; resolves with what the hooks heard. `device` stands in for the node's
+ * hook of a device's message, after it is heard.
  */
-function run(client, job, device = () => {}, fromStore = false) {
-  const poller = new InboxPoller(client);
-  const heard = { saves: 0, devices: [] };
-  return new Promise((resolve) => {
-    const fleet = new FleetJob(
-      job,
-      { client, names: new DeviceNames(client), poller },
-      {},
-      {
-        save: () => heard.saves++,
-        device: (r) => {
-          heard.devices.push({ ...r, markers: [...r.markers] });
-          device(r);
-        },
-        progress: () => {},
-        end: () => {
-          poller.close();
-          resolve(heard);
-        },
-        describe: (err) => err.message,
-      },
-      undefined,
-      fromStore,
-    );
-    fleet.start();
-  });
-}
-
-const commandsOf = async (sim, name) =>
-  (await control(sim, "GET", `/devices/${name}`)).json.streams.command.count;
+const run = (client, job, device, fromStore = false) =>
+  startJob(client, job, { onDevice: device, fromStore }).heard.ended;
 
 describe("unit: fleet/fleet-job", function () {
   const env = useSimulator({ commandDelayMs: 5 });
