@@ -11,41 +11,15 @@ const { lib } = require("../../support/lib");
 const { InboxWatch } = lib("commands/inbox-watch");
 const { ClockSteps } = lib("commands/clock-steps");
 
+const { inboxFakes } = require("../../support/inbox-fakes");
+
 const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x500000 + ++serial).toString(16).padStart(24, "0")}`;
-
-/** A client whose inbox is `events`, newest first; each read lists a page of it. */
-function fakeClient() {
-  const c = {
-    events: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    marker(status, at) {
-      const e = { id: newId(), creationDate: at, elems: { cmd: { status } } };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-  };
-  return c;
-}
-
-/** A wait on a command with an id that its markers do not name, recording what it is given. */
+const fakes = inboxFakes({ idBase: 0x500000 });
+const { newId, fakeClient } = fakes;
+/** A wait on a command with an id its markers do not name; `undated` gets [id, step] pairs. */
 function recorder(over = {}) {
-  const w = {
-    commandId: newId(),
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    undated: [],
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onUndated: (event, stepMs) => w.undated.push([event.id, stepMs]),
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
+  const w = fakes.recorder(newId(), over);
+  w.onUndated = over.onUndated ?? ((event, stepMs) => w.undated.push([event.id, stepMs]));
   return w;
 }
 
@@ -70,7 +44,7 @@ describe("unit: commands/inbox-watch, markers that name no command on a server w
     // The first command's answer, dated 1 ms before it: no date gives it to its own wait.
     const first = recorder({ since: T0 + 5000, sentAt: T0 });
     watch.add(first);
-    const early = client.marker("COMMAND_COMPLETE", T0 + 4999);
+    const early = client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
     await clock.tickAsync(1000);
     assert.deepEqual(first.got, []);
     // A later command, dated before that answer: by date alone the answer would be its own.
@@ -78,7 +52,7 @@ describe("unit: commands/inbox-watch, markers that name no command on a server w
     watch.add(later);
     await clock.tickAsync(0);
     assert.deepEqual(later.got, [], "read before the later command was sent");
-    const own = client.marker("COMMAND_COMPLETE", T0 + 2100);
+    const own = client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
     await clock.tickAsync(1000);
     assert.deepEqual(later.got, [["COMMAND_COMPLETE", own.id]]);
     assert.notEqual(own.id, early.id);
@@ -86,7 +60,7 @@ describe("unit: commands/inbox-watch, markers that name no command on a server w
 
   it("should give a wait without a known send time a result by date, as before", async function () {
     watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
-    const early = client.marker("COMMAND_COMPLETE", T0 + 4999);
+    const early = client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
     await clock.tickAsync(1000);
     const later = recorder({ since: T0 + 2000 });
     watch.add(later);
@@ -99,7 +73,7 @@ describe("unit: commands/inbox-watch, markers that name no command on a server w
     await clock.tickAsync(0);
     // A second wait whose command left 1 s later, dated (by the server's clock) at T0 + 50.
     clock.setSystemTime(T0 + 1000);
-    const result = client.marker("COMMAND_COMPLETE", T0 + 150);
+    const result = client.marker("COMMAND_COMPLETE", undefined, T0 + 150);
     await clock.tickAsync(1000);
     assert.deepEqual(a.got, [["COMMAND_COMPLETE", result.id]]);
   });
@@ -111,12 +85,12 @@ describe("unit: commands/inbox-watch, markers that name no command on a server w
     // The server's clock steps back 3 s: a command sent at T0 + 50 is dated T0 + 50.
     const later = recorder({ since: T0 + 50, sentAt: T0 + 50, madeBy: T0 + 60, dated: true });
     watch.add(later);
-    const old = client.marker("COMMAND_COMPLETE", T0 + 2990);
+    const old = client.marker("COMMAND_COMPLETE", undefined, T0 + 2990);
     await clock.tickAsync(1000);
     assert.deepEqual(later.got, [], "the earlier command's answer by date: not taken");
     assert.deepEqual(later.undated, [[old.id, 2950]]);
     // The earlier wait's own dates are the server's before the step: it may take what is after.
-    const own = client.marker("COMMAND_COMPLETE", T0 + 3010);
+    const own = client.marker("COMMAND_COMPLETE", undefined, T0 + 3010);
     await clock.tickAsync(1000);
     assert.deepEqual(earlier.got, [["COMMAND_COMPLETE", own.id]]);
   });
