@@ -32,6 +32,24 @@ const SEED = 20261128;
 const FOUND = [
   {
     name: "stamps",
+    seed: 11,
+    path: "358",
+    found:
+      "the server's clock stepped back 3 s just after another system's command: its answer, read " +
+      "8 ms after our command was sent, was dated 2.4 s after our command, and our wait took it by " +
+      "date (no command of ours before it to compare with)",
+  },
+  {
+    name: "stamps",
+    seed: 33,
+    path: "439",
+    found:
+      "a COMPLETE naming its command, held while a fleet job's POST to the same device was on the " +
+      "wire, when a deploy stopped the await node: the wait resumed after the deploy never saw it " +
+      "again (read once) and ended timed out",
+  },
+  {
+    name: "stamps",
     seed: -268557450,
     path: "167",
     found:

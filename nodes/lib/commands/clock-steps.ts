@@ -8,6 +8,14 @@
 // wait whose clocks are a day apart does.
 import type { Wait } from "./inbox-types";
 
+/**
+ * How much further past its command an event may be dated than the time that passed from the
+ * command's send to the read that found it: two clocks' rounding, a device's clock a little ahead
+ * of the server's. An event dated further on was dated by a clock that has since gone back (or a
+ * device's clock well ahead): dates cannot place markers for that command.
+ */
+export const AHEAD_SLACK_MS = 1_000;
+
 /** How many commands' dates are kept per inbox; the oldest go first. */
 const MAX_KEPT = 1_000;
 
@@ -39,7 +47,23 @@ export class ClockSteps {
   }
 }
 
+/**
+ * By how much (ms) an event dated `date` (server time) and read at `readAt` (our clock) lies past
+ * any date a steady clock could have given it, for the wait's command: more than AHEAD_SLACK_MS
+ * past the command's date plus the time from its send to the read (before the send, the command's
+ * date itself: the event was there first). 0 when it does not, or the wait cannot tell.
+ *
+ * The server's clock stepped back 3 s just after another system's command: its answer, read 8 ms
+ * after our command was sent, was dated 2.4 s after our command, and our wait took it by date
+ * (issue 35, the stamps property, seed 11 path 358).
+ */
+export function aheadBy(wait: Wait, date: number, readAt: number): number {
+  if (!wait.dated || wait.sentAt === undefined) return 0;
+  const ahead = date - wait.since - Math.max(0, readAt - wait.sentAt);
+  return ahead > AHEAD_SLACK_MS ? ahead : 0;
+}
+
 /** Marks `item` as after a step back of `ms` when there was one (ms > 0), the largest seen. */
-function mark(item: Stepped, ms: number): void {
+export function mark(item: Stepped, ms: number): void {
   if (ms > 0 && !(ms <= (item.stepMs ?? 0))) item.stepMs = ms;
 }

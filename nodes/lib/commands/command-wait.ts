@@ -222,7 +222,9 @@ export abstract class CommandWait implements Wait, ReuseWatcher {
     if (this.over) return;
     this.over = true;
     clearTimeout(this.timer);
-    this.handle?.stop();
+    // Cancelled (a deploy stops its node), it gives back what it was handed: the wait resumed
+    // after the deploy takes it again.
+    this.handle?.stop(outcome.kind === "cancelled");
     if (this.reuseKey !== undefined) sentCommands.unwatchReuse(this.reuseKey, this);
     this.ended(outcome);
   }

@@ -68,8 +68,12 @@ export interface Wait {
 
 /** What `watch()` returns: one object per wait. */
 export interface WatchHandle {
-  /** Stops delivering markers to the wait. */
-  stop(): void;
+  /**
+   * Stops delivering markers to the wait. With `handBack` (the wait was cancelled, not ended by
+   * what it was handed: a deploy that stops its node, a Cancel), the markers it was handed go back
+   * to the inbox for the same wait resumed, as markers read after it stopped do.
+   */
+  stop(handBack?: boolean): void;
   /** Reads the inbox once more as soon as possible, then calls the wait's onFinalRead. */
   finalRead(): void;
 }

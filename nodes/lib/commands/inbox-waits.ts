@@ -6,6 +6,7 @@
 import type { Wait, WatchHandle } from "./inbox-types";
 import { IdIndex, tokensOf } from "./markers";
 import type { Marker } from "./markers";
+import type { Unclaimed } from "./unclaimed-markers";
 
 /** Ids of ended waits remembered, so their late markers go to nobody else. */
 const MAX_ENDED = 10_000;
@@ -53,7 +54,7 @@ const SHORT_ID = 16;
 
 /** What a wait's handle calls back: the inbox watch it was added to. */
 export interface EntryOwner {
-  remove(entry: Entry): void;
+  remove(entry: Entry, handBack?: boolean): void;
   requestFinal(entry: Entry): void;
 }
 
@@ -76,14 +77,16 @@ export class Entry implements WatchHandle {
    * it takes nothing by date. Undefined when no step was seen.
    */
   stepMs: number | undefined = undefined;
+  /** The markers handed to the wait, to give back should it be cancelled (WatchHandle.stop). */
+  handed: Unclaimed[] | undefined = undefined;
 
   constructor(
     readonly owner: EntryOwner,
     readonly wait: Wait,
   ) {}
 
-  stop(): void {
-    this.owner.remove(this);
+  stop(handBack = false): void {
+    this.owner.remove(this, handBack);
   }
 
   finalRead(): void {

@@ -43,7 +43,7 @@ import { AnswerTimes } from "./answer-times";
 import { FIRST_GAP_MS, ReadSchedule } from "./read-schedule";
 import type { PollerOptions } from "./read-schedule";
 import { UnclaimedMarkers } from "./unclaimed-markers";
-import { ClockSteps } from "./clock-steps";
+import { AHEAD_SLACK_MS, ClockSteps, aheadBy, mark } from "./clock-steps";
 
 const FIRST_PAGE = 100;
 const NEXT_PAGE = 500;
@@ -120,6 +120,8 @@ export class InboxWatch implements EntryOwner {
   /** Every event created since this was read (as far as the server still held it). */
   private coveredFrom = Infinity;
   private newestRead = -Infinity;
+  /** When the event dated newestRead was read (our clock). */
+  private newestReadAt = -Infinity;
   private lastPrune = 0;
   private timer: NodeJS.Timeout | undefined;
   private linger: NodeJS.Timeout | undefined;
@@ -184,8 +186,12 @@ export class InboxWatch implements EntryOwner {
     if (id !== undefined && id !== "" && !this.waits.idLengths.has(id.length))
       this.unclaimed.indexLength(id.length);
     const first = this.waits.count === 0;
-    // Only the server's own dates of commands show a step of its clock (clock-steps.ts).
-    if (wait.dated) this.steps.add(entry);
+    // Only the server's own dates of commands show a step of its clock (clock-steps.ts): against
+    // another command's, or the newest event read so far.
+    if (wait.dated) {
+      this.steps.add(entry);
+      mark(entry, aheadBy(wait, this.newestRead, this.newestReadAt));
+    }
     this.waits.add(entry);
     this.claim(entry);
     if (entry.active) {
@@ -204,11 +210,21 @@ export class InboxWatch implements EntryOwner {
     return entry;
   }
 
-  remove(entry: Entry): void {
+  remove(entry: Entry, handBack = false): void {
     if (!entry.active) return;
     entry.active = false;
     if (entry.finalAfter >= 0) this.finals--;
     this.waits.remove(entry);
+    // A wait cancelled while it held what it was handed (a result held while another POST of ours
+    // to the device was on the wire, when a deploy stopped its node): those markers are read and
+    // would never come again, and the wait resumed after the deploy ended timed out with its
+    // COMPLETE in the inbox (issue 35, the stamps property, seed 33 path 439). They go back, as a
+    // marker read after the wait ended does.
+    if (handBack && entry.handed) {
+      for (const item of entry.handed)
+        this.unclaimed.add({ ...item, claimed: false, lengths: new Set() }, this.waits.idLengths);
+    }
+    entry.handed = undefined;
     if (this.pausedFor.delete(entry) && this.pausedFor.size === 0) this.endPause();
     if (this.waits.count === 0) this.idle();
   }
@@ -274,6 +290,24 @@ export class InboxWatch implements EntryOwner {
     this.linger.unref();
   }
 
+  /**
+   * Marks the pending waits for which an event just read is dated past what a steady clock could
+   * have dated it (clock-steps.ts, aheadBy): the server's clock went back, and dates place no
+   * marker for them. Events of a steady clock never come near: the exact check runs only when the
+   * newest event, against when it was read, lies more than the slack past some wait's command.
+   */
+  private stepsShownBy(fresh: DeviceEvent[], readAt: Map<DeviceEvent, number>): void {
+    let lead = -Infinity;
+    for (const e of fresh) lead = Math.max(lead, dateOf(e) - (readAt.get(e) ?? Date.now()));
+    if (lead === -Infinity) return;
+    for (let w = this.waits.oldest; w; w = w.next) {
+      const { wait } = w;
+      if (!wait.dated || wait.sentAt === undefined) continue;
+      if (lead - (wait.since - wait.sentAt) <= AHEAD_SLACK_MS) continue;
+      for (const e of fresh) mark(w, aheadBy(wait, dateOf(e), readAt.get(e) ?? Date.now()));
+    }
+  }
+
   /** A new wait takes the unclaimed markers that are its own, by the rules of a live marker. */
   private claim(entry: Entry): void {
     if (this.unclaimed.size === 0) return;
@@ -282,7 +316,7 @@ export class InboxWatch implements EntryOwner {
       for (const item of this.unclaimed.withId(id)) {
         if (!entry.active) return;
         this.unclaimed.drop(item);
-        this.hand(entry, item.marker);
+        this.hand(entry, item.marker, item.date, item.readAt, true, true);
       }
     }
     // Unclaimed markers without a known id had no wait created at or before them; this one is.
@@ -296,27 +330,55 @@ export class InboxWatch implements EntryOwner {
         continue;
       }
       this.unclaimed.drop(item);
-      this.hand(entry, item.marker);
+      this.hand(entry, item.marker, item.date, item.readAt, item.named, false);
     }
   }
 
-  private hand(entry: Entry, marker: Marker): void {
+  /**
+   * Gives the wait a marker, kept with the entry to give back should the wait be cancelled: one
+   * that names the wait's id (`byId`) then only to a wait with that id, as a marker of an ended
+   * wait; one given by date (`named`: it names some other id) to the next wait its date fits.
+   */
+  private hand(
+    entry: Entry,
+    marker: Marker,
+    date: number,
+    readAt: number,
+    named: boolean,
+    byId: boolean,
+  ): void {
+    (entry.handed ??= []).push({
+      marker,
+      date,
+      readAt,
+      named: named || byId,
+      ofEnded: byId,
+      claimed: false,
+      lengths: new Set(),
+    });
     entry.wait.onMarker(marker.event, marker.name);
   }
 
   /** A live marker to its wait; a result teaches the schedule this device's answer time. */
-  private handLive(entry: Entry, marker: Marker, date: number): void {
+  private handLive(
+    entry: Entry,
+    marker: Marker,
+    date: number,
+    readAt: number,
+    named: boolean,
+    byId: boolean,
+  ): void {
     if (marker.name === "COMMAND_COMPLETE" || marker.name === "COMMAND_FAULT") {
       this.early.learn(entry.wait.since, date);
       this.answered = true;
     }
-    this.hand(entry, marker);
+    this.hand(entry, marker, date, readAt, named, byId);
   }
 
   private dispatch(marker: Marker, date: number, readAt: number): void {
     const byId = this.waits.withIdOf(marker);
     if (byId) {
-      this.handLive(byId, marker, date);
+      this.handLive(byId, marker, date, readAt, true, true);
       return;
     }
     // A late marker of a wait that has ended belongs to nobody else, but it stays, unclaimed, for
@@ -355,7 +417,7 @@ export class InboxWatch implements EntryOwner {
       oldest = named ? oldest.nextNoId : oldest.next;
     }
     if (oldest && oldest.wait.since <= date) {
-      this.handLive(oldest, marker, date);
+      this.handLive(oldest, marker, date, readAt, named, false);
       return;
     }
     this.unclaimed.add(
@@ -561,8 +623,12 @@ export class InboxWatch implements EntryOwner {
       for (const e of fresh) {
         const d = dateOf(e);
         this.seen.set(e.id, { d, r: now });
-        if (d > this.newestRead) this.newestRead = d;
+        if (d > this.newestRead) {
+          this.newestRead = d;
+          this.newestReadAt = readAt.get(e) ?? now;
+        }
       }
+      this.stepsShownBy(fresh, readAt);
       // A read that stopped on two stale pages may have left events it never saw below them: a
       // device's own events landing a page at a time while it pages push each next page down onto
       // what it read (page cap 3 and bursts of 3: an answer below them was never read, and every

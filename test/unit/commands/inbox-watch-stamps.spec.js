@@ -217,3 +217,105 @@ describe("unit: commands/inbox-watch, an inbox refused for good", function () {
     ]);
   });
 });
+
+describe("unit: commands/inbox-watch, what a cancelled wait was handed", function () {
+  let clock;
+  let client;
+  let watch;
+  beforeEach(function () {
+    clock = FakeTimers.install({
+      now: T0,
+      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
+    });
+    client = fakeClient();
+    watch = new InboxWatch(client, { streamId: "in" }, () => {});
+  });
+  afterEach(function () {
+    watch.close();
+    clock.uninstall();
+  });
+
+  it("should give a cancelled wait's markers to the same wait resumed, and an ended wait's to none", async function () {
+    const id = newId();
+    const first = fakes.recorder(id, { since: T0 });
+    const h = watch.add(first);
+    const done = client.marker("COMMAND_COMPLETE", id, T0 + 10);
+    await clock.tickAsync(1000);
+    assert.deepEqual(first.got, [["COMMAND_COMPLETE", done.id]]);
+    // A deploy stops the node while the wait holds its result: cancelled, it gives it back.
+    h.stop(true);
+    const resumed = fakes.recorder(id, { since: T0 });
+    const h2 = watch.add(resumed);
+    assert.deepEqual(resumed.got, [["COMMAND_COMPLETE", done.id]]);
+    // Ended by it, a wait gives nothing back.
+    h2.stop();
+    const again = fakes.recorder(id, { since: T0 });
+    watch.add(again);
+    assert.deepEqual(again.got, []);
+  });
+
+  it("should give a marker handed by date back for a wait by date, not to one sent after it was read", async function () {
+    const w = recorder({ since: T0, sentAt: T0 });
+    const h = watch.add(w);
+    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 10);
+    await clock.tickAsync(1000);
+    assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]]);
+    h.stop(true);
+    const later = recorder({ since: T0, sentAt: Date.now() });
+    watch.add(later);
+    assert.deepEqual(later.got, [], "read before the later command left");
+    const resumed = recorder({ since: T0, sentAt: T0 });
+    watch.add(resumed);
+    assert.deepEqual(resumed.got, [["COMMAND_COMPLETE", done.id]]);
+  });
+});
+
+describe("unit: commands/inbox-watch, an event dated past what a steady clock could give it", function () {
+  let clock;
+  let client;
+  let watch;
+  beforeEach(function () {
+    clock = FakeTimers.install({
+      now: T0,
+      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
+    });
+    client = fakeClient();
+    watch = new InboxWatch(client, { streamId: "in" }, () => {});
+  });
+  afterEach(function () {
+    watch.close();
+    clock.uninstall();
+  });
+
+  it("should take nothing by date for a command read 0 ms after its send with an answer dated 2.4 s after it", async function () {
+    // Another system's answer, written before the server's clock stepped back 3 s.
+    const old = client.marker("COMMAND_COMPLETE", undefined, T0 + 1900);
+    const w = recorder({ since: T0 - 539, sentAt: T0, dated: true });
+    watch.add(w);
+    await clock.tickAsync(0);
+    assert.deepEqual(w.got, []);
+    assert.deepEqual(w.undated, [[old.id, 2439]]);
+  });
+
+  it("should take nothing by date after an event read before its send and dated after its command", async function () {
+    watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
+    client.marker("COMMAND_START", undefined, T0 + 4000);
+    await clock.tickAsync(1000);
+    const w = recorder({ since: T0 + 2000, sentAt: Date.now(), dated: true });
+    watch.add(w);
+    const next = client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
+    await clock.tickAsync(1000);
+    assert.deepEqual(w.got, []);
+    assert.deepEqual(w.undated, [[next.id, 2000]]);
+  });
+
+  it("should take by date an answer dated within the slack past the time that passed", async function () {
+    const w = recorder({ since: T0, sentAt: T0, dated: true });
+    watch.add(w);
+    await clock.tickAsync(0);
+    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 1900);
+    await clock.tickAsync(1000);
+    assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]], "dated 900 ms past the read, at 1 s");
+    assert.deepEqual(w.undated, []);
+  });
+});
