@@ -8,7 +8,8 @@
 // "people" (Cancels in the edge devices tab, ids given twice); and, in the simulation only,
 // "network" (transport faults), "capacity" (a stream dropping its oldest events while the watch
 // is behind), "subflows" (our nodes in a subflow of three instances, behind link nodes) and
-// "readers" (the read-only user's Cancels in the tab). Also the one place that runs them and says
+// "readers" (the read-only user's Cancels in the tab); "redates" (the streams property's servers,
+// re-dating an event of the watched stream now and then). Also the one place that runs them and says
 // how to replay a failure.
 "use strict";
 const fc = require("fast-check");
@@ -493,7 +494,13 @@ function property(name, server, collect) {
     throw new Error('the "network" property runs only in the simulation: add --sim');
   const cmds = fc.commands(STEPS[name], {
     maxCommands:
-      name === "watch" || name === "streams" || name === "disable" || name === "capacity" ? 6 : 8,
+      name === "watch" ||
+      name === "streams" ||
+      name === "redates" ||
+      name === "disable" ||
+      name === "capacity"
+        ? 6
+        : 8,
   });
   // The wiring property's settings draw its own record after the others', which leaves the draws
   // of the older properties, and so their seeds in seeds.js, as they were.
@@ -504,21 +511,29 @@ function property(name, server, collect) {
         ? configArb(name).map((c) => ({ ...c, subflows: true }))
         : name === "readers"
           ? configArb(name).map((c) => ({ ...c, readers: true }))
-          : configArb(name === "streams" || name === "capacity" ? "watch" : name);
+          : configArb(
+              name === "streams" || name === "redates" || name === "capacity" ? "watch" : name,
+            );
   // The people property draws whether the server gives ids twice after the behaviour of the
   // others, which stays drawn as it was (and so their seeds in seeds.js).
   const behaviour =
     name === "streams"
       ? fc.tuple(behaviourArb(false), streamArb).map(([b, stream]) => ({ ...b, ...stream }))
-      : name === "capacity"
-        ? fc.tuple(behaviourArb(false), capacityArb).map(([b, c]) => ({ ...b, ...c }))
-        : name === "stamps"
-          ? stampsBehaviourArb
-          : name === "people"
-            ? fc
-                .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
-                .map(([b, reuseIds]) => ({ ...b, reuseIds }))
-            : behaviourArb(name === "fleet");
+      : name === "redates"
+        ? fc
+            .tuple(behaviourArb(false), streamArb, fc.constantFrom(2, 3, 5))
+            // Pages as asked: a page capped below what a watch asks is taken for the stream's end
+            // (docs/api-notes.md, Paging), which hides events however they are dated.
+            .map(([b, stream, redateEvery]) => ({ ...b, ...stream, pageCap: 0, redateEvery }))
+        : name === "capacity"
+          ? fc.tuple(behaviourArb(false), capacityArb).map(([b, c]) => ({ ...b, ...c }))
+          : name === "stamps"
+            ? stampsBehaviourArb
+            : name === "people"
+              ? fc
+                  .tuple(behaviourArb(false), fc.constantFrom(false, true, true))
+                  .map(([b, reuseIds]) => ({ ...b, reuseIds }))
+              : behaviourArb(name === "fleet");
   const setup = fc.record({ behaviour, config });
   let index = 0;
   return fc.asyncProperty(setup, cmds, async (drawn, steps) => {
@@ -569,5 +584,7 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
 
 // The streams property draws the watch's steps, over its own servers (streamArb).
 STEPS.streams = STEPS.watch;
+// The redates property: the streams property's servers re-dating an event now and then.
+STEPS.redates = STEPS.watch;
 
 module.exports = { property, runProperty, STEPS };

@@ -63,6 +63,10 @@ const PLAIN = {
   // as a stream with a capacity does (issue 35, section 1): a watch that is behind finds its
   // position gone. Each dropped event's log.telemetry entry gets `droppedAt`.
   capacity: 0,
+  // Every this many events written on the watched stream, the third newest is re-dated to the
+  // present (its creationDate, lastEditDate and version, as an edit would), and so moves to the top
+  // of the listing, whether a watch delivered it already or not (issue 35, section 1). 0: never.
+  redateEvery: 0,
 };
 
 /** An id as the service makes them: a letter, the second it was made, 16 random hex digits. */
@@ -220,6 +224,22 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRu
         if (entry) entry.droppedAt = Date.now();
       }
     return event;
+  }
+
+  /** The third newest event of `stream` re-dated to the present, at the top of its listing. */
+  function redate(stream) {
+    const i = stream.events.length - 3;
+    if (i < 0) return;
+    const [event] = stream.events.splice(i, 1);
+    // By the clock that dates the stream's new events (stampMs): a date past theirs would be a
+    // clock ahead, which no position by date can follow.
+    const now = Math.floor((Date.now() + b.skewMs) / b.stampMs) * b.stampMs;
+    Object.assign(event, { creationDate: now, lastEditDate: now, version: event.version + 1 });
+    let j = stream.events.length;
+    while (j > 0 && stream.events[j - 1].creationDate > now) j--;
+    stream.events.splice(j, 0, event);
+    const entry = log.telemetry.find((e) => e.id === event.id);
+    if (entry) (entry.redatedAt ??= []).push(Date.now());
   }
 
   /** A marker's date: `early` ms before its command's (markerEarlyMs), or the device's clock. */
@@ -579,6 +599,7 @@ function createFuzzApi({ url, random = randomBytes, resetIds = false, tokenPerRu
           id: event.id,
           ...(gone ? { droppedAt: Date.now() } : {}),
         });
+        if (b.redateEvery > 0 && log.telemetry.length % b.redateEvery === 0) redate(stream);
       }
       return event;
     },

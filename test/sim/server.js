@@ -25,6 +25,7 @@ function forgetRuntimeMemory() {
   Object.assign(sentCommands, new SentCommands());
   lib("records/kept-answer-times").forgetAnswerTimes("acc");
   lib("account/in-flight").forgetPending();
+  lib("events/known-dates").forgetKnownDates();
 }
 
 /**

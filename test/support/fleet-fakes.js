@@ -1,4 +1,5 @@
-// The stand-in node of the fleet-job unit specs (test/unit/fleet/fleet-job*.spec.js): a job
+// The stand-in node of the fleet-job unit specs (fleet-job.spec.js, fleet-job-ends.spec.js and
+// fleet-job-resume.spec.js in test/unit/fleet/): a job
 // started with the real client, inbox poller and device names, and hooks that record what the
 // node would hear. One module for the three specs, so that a change to what the hooks do is made
 // once; each spec asks, by its options, for the little it does differently.

@@ -1,13 +1,21 @@
-// Root hooks: after every test, nothing that test let a user see may contain a token; after the
-// run, the temporary folders the specs made are removed. `npm test` runs mocha in parallel mode,
+// Root hooks: before every test, the process forgets the streams it watched; after every test,
+// nothing that test let a user see may contain a token; after the run, the temporary folders the
+// specs made are removed. `npm test` runs mocha in parallel mode,
 // where a worker process runs one spec file at a time and the root afterAll runs after each file:
 // each worker removes the folders its files made, and writes the coverage of that file.
 "use strict";
 const v8 = require("node:v8");
 const { check, count } = require("./capture");
 const { removeTempDirs } = require("./temp");
+const { lib } = require("./lib");
 
 exports.mochaHooks = {
+  beforeEach() {
+    // What the nodes' process remembers of the streams it watched (their events' first dates,
+    // known-dates.ts) is forgotten before each test, as a new Node-RED forgets it: the specs'
+    // servers count their ids from 1 again, on ports the system hands out again.
+    lib("events/known-dates").forgetKnownDates();
+  },
   afterEach() {
     check();
   },

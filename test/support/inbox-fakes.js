@@ -1,4 +1,5 @@
-// The stand-ins of the inbox-watch unit specs (test/unit/commands/inbox-watch*.spec.js): a client
+// The stand-ins of the inbox-watch unit specs (the inbox-watch specs in test/unit/commands/): a
+// client
 // whose inbox is served newest first, a wait that records what it is told, and ids of the
 // service's shape. One module for the four specs, so that a change to what the fakes do is made
 // once; each spec asks, by its options, for the little it records differently.

@@ -18,7 +18,11 @@ export interface Position {
 /** What a watch has seen of a stream in one read, newest first as listed, duplicates removed. */
 export interface Listing {
   events: DeviceEvent[];
-  /** The oldest creation date listed (Infinity when none). */
+  /**
+   * The oldest creation date listed (Infinity when none), as the server listed it: how far down
+   * the stream the read went. An event re-dated since it was first listed is placed at its first
+   * date, but listed where its new date puts it.
+   */
   oldest: number;
   /** The newest creation date listed (-Infinity when none). */
   newest: number;

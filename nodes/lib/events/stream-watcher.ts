@@ -12,15 +12,18 @@
 //
 // An event is placed by the creation date it had when this stream was first read with it in it: a
 // server that changed an event's creationDate at every read once made every watch deliver it
-// again each interval, flagged as a gap with a warning each time. The dates of the last
-// MAX_KNOWN_DATES events listed are remembered per stream (not per watch); an event re-dated after
-// that many newer ones is delivered once more.
+// again each interval, flagged as a gap with a warning each time. The dates of the last 1,000
+// events listed are remembered per stream (not per watch) for the process (known-dates.ts), so a
+// redeploy keeps them; an event re-dated after that many newer ones, or after a restart, is
+// delivered once more.
 import type { CallOptions, EdgeClient } from "../api/client";
 import { EdgeError } from "../api/errors";
 import { timerDelay } from "../api/timer-delay";
 import type { DeviceEvent } from "../api/types";
 import { eventIdOf } from "./event-id";
 import { advance, chronological, headOf, isAfter, reaches } from "./position";
+import { knownDatesOf } from "./known-dates";
+import type { KnownDates } from "./known-dates";
 import type { Listing, Position } from "./position";
 
 /** A stream by id or, through the documented `GET /event?path=` fall-back, by path. */
@@ -91,8 +94,15 @@ const PAGE = 100;
 /** The bound of one read: past it the rest is reported as a gap. */
 export const MAX_READ_EVENTS = 10_000;
 const MAX_BACKOFF_MS = 60_000;
-/** Creation dates remembered per stream, the most recently first listed kept. */
-const MAX_KNOWN_DATES = 1000;
+
+/** An event's elems as JSON, what tells an id reused for another event (known-dates.ts). */
+function elemsOf(e: DeviceEvent): string {
+  try {
+    return JSON.stringify(e.elems);
+  } catch {
+    return "";
+  }
+}
 
 /** Refusals that the next read would meet again: the watch stops until the next deploy. */
 export function isLasting(err: EdgeError): boolean {
@@ -161,8 +171,8 @@ class StreamWatch {
   private due = -Infinity;
   private readonly controller = new AbortController();
   private readonly call: CallOptions;
-  /** Each event's creation date when first listed, oldest entry first (MAX_KNOWN_DATES). */
-  private readonly knownDates = new Map<string, number>();
+  /** Each event's creation date when first listed by this runtime (known-dates.ts). */
+  private readonly knownDates: KnownDates;
   /** The current read met an event whose creationDate changed. */
   private redated = false;
   reads = 0;
@@ -187,6 +197,8 @@ class StreamWatch {
     // The poll lane: served before commands but with a start window of its own, so that a
     // hundred watched streams neither wait behind a command backlog nor use up its budget.
     this.call = { signal: this.controller.signal, lane: "poll" };
+    const ref = stream.streamId !== undefined ? `id:${stream.streamId}` : `path:${stream.path}`;
+    this.knownDates = knownDatesOf(`${client.origin} ${ref}`);
   }
 
   add(watch: Watch, from: StartFrom): Entry {
@@ -269,6 +281,11 @@ class StreamWatch {
   /** Pages from the top until every entry is satisfied, the stream ends or the bound is hit. */
   private async list(group: Entry[]): Promise<Listing> {
     const listing: Listing = { events: [], oldest: Infinity, newest: -Infinity, ended: false };
+    // Each event's date as listed now: how far down the read went (listing.oldest) is where the
+    // server lists it, not where it is placed. An event re-dated to the top, placed at its first
+    // date, once ended a read above events it never listed, and the watch went past them without
+    // msg.gap (the redates property, seed 1 path 2).
+    const listedDate = new Map<DeviceEvent, number>();
     const seen = new Set<string>();
     // Enough for one request in the usual case: a position's page must reach past the events that
     // share its date, and `last` N must see N + 1.
@@ -313,13 +330,14 @@ class StreamWatch {
         seen.add(id);
         const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
-        if (placed.creationDate < listing.oldest) joins = true;
+        listedDate.set(placed, e.creationDate);
+        if (e.creationDate < listing.oldest) joins = true;
         fresh.push(placed);
       }
       if (joins) {
         for (const placed of [...floating, ...fresh]) {
           listing.events.push(placed);
-          listing.oldest = Math.min(listing.oldest, placed.creationDate);
+          listing.oldest = Math.min(listing.oldest, listedDate.get(placed) ?? placed.creationDate);
           listing.newest = Math.max(listing.newest, placed.creationDate);
         }
         floating = [];
@@ -344,17 +362,7 @@ class StreamWatch {
 
   /** The event at the date it was first listed with (a copy when the server changed it). */
   private placed(e: DeviceEvent): DeviceEvent {
-    const known = this.knownDates.get(e.id);
-    if (known === undefined) {
-      this.knownDates.set(e.id, e.creationDate);
-      if (this.knownDates.size > MAX_KNOWN_DATES) {
-        for (const oldest of this.knownDates.keys()) {
-          this.knownDates.delete(oldest);
-          break;
-        }
-      }
-      return e;
-    }
+    const known = this.knownDates.first(e.id, e.creationDate, elemsOf(e));
     if (known === e.creationDate) return e;
     this.redated = true;
     return { ...e, creationDate: known };

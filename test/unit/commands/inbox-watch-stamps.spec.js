@@ -309,13 +309,21 @@ describe("unit: commands/inbox-watch, an event dated past what a steady clock co
     assert.deepEqual(w.undated, [[next.id, 2000]]);
   });
 
-  it("should take by date an answer dated within the slack past the time that passed", async function () {
+  it("should take by date an answer dated within 10 ms past the time that passed, and not one dated 11 ms past it", async function () {
     const w = recorder({ since: T0, sentAt: T0, dated: true });
     watch.add(w);
     await clock.tickAsync(0);
-    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 1900);
+    // Read at T0 + 1000, 1 s after the send: dated 10 ms further on than that, at most.
+    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 1010);
     await clock.tickAsync(1000);
-    assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]], "dated 900 ms past the read, at 1 s");
+    assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]]);
     assert.deepEqual(w.undated, []);
+    const other = recorder({ since: T0 + 2000, sentAt: Date.now(), dated: true });
+    watch.add(other);
+    await clock.tickAsync(0);
+    const ahead = client.marker("COMMAND_COMPLETE", undefined, T0 + 3011);
+    await clock.tickAsync(1000);
+    assert.deepEqual(other.got, []);
+    assert.deepEqual(other.undated, [[ahead.id, 11]]);
   });
 });
