@@ -13,9 +13,9 @@ import type { Wait } from "./inbox-types";
  * command's send to the read that found it: the rounding of two clocks to the millisecond. An
  * event dated further on was dated by a clock that has since gone back, or by a device's clock
  * ahead of the server's: dates cannot place markers for that command. Small on purpose: a step
- * back of 100 ms just after another system's command gave our command that command's answer,
- * dated 60 ms past ours and read 5 ms after our send (the stamps property, seed 33 path 1400);
- * 1 s let it by.
+ * back of less than a second was let by at 1 s. What no slack shows: a step back of S ms less
+ * than S ms after another system's command, whose answer is read no sooner than S ms after ours
+ * was sent (the stamps property, seed 33 path 1400, 100 ms: docs/await.md names it).
  */
 export const AHEAD_SLACK_MS = 10;
 
