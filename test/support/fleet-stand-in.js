@@ -21,12 +21,16 @@ const unique = (prefix) => `${prefix}-${++serial}`;
  * A stand-in EdgeClient. `post(request)` answers each POST (an event, or throws); `list(request)`
  * each read of a `:command` stream (the events, or throws). Each request is logged with its
  * virtual time (`at`) in `posts` and `lists`. `refuse(n)` may give the error of the n-th try that
- * the account's limiter keeps back before it leaves (no beforeSend, no POST).
+ * the account's limiter keeps back before it leaves (no beforeSend, no POST); `slotMs` is each POST's
+ * wait for its slot there; `resendMs`, when given, the time after which the client tries a POST
+ * again (its beforeSend called once more).
  */
 function standInClient({
   post = (r) => ({ id: `c-${r.n}`, creationDate: Date.now() - 7, elems: r.elems }),
   list = () => [],
   refuse = () => undefined,
+  slotMs = 0,
+  resendMs,
   concurrent = 5,
   timeoutMs = 1000,
   retries = 0,
@@ -46,7 +50,14 @@ function standInClient({
       // Refused before it leaves (queue-full, deadline): no beforeSend, no POST.
       const refused = refuse(c.tries++);
       if (refused) throw refused;
+      // Its wait for a slot in the account's limiter, before the POST leaves.
+      if (slotMs > 0) await new Promise((resolve) => setTimeout(resolve, slotMs));
       await call.beforeSend?.();
+      if (resendMs !== undefined) {
+        // The client tries the POST again (a connection reset), its slot taken anew.
+        await new Promise((resolve) => setTimeout(resolve, resendMs));
+        await call.beforeSend?.();
+      }
       const r = { n: c.posts.length, at: Date.now(), path, elems, metadata };
       c.posts.push(r);
       c.inFlight++;
@@ -115,7 +126,10 @@ function jobRecord(devices, settings = {}, over = {}) {
  * copy of the record, each device's result, the progress calls and whether it ended. `hooks`
  * replaces any of them (after it is heard).
  */
-function fleetJob(record, { client = standInClient(), hooks = {}, fromStore = false } = {}) {
+function fleetJob(
+  record,
+  { client = standInClient(), hooks = {}, fromStore = false, observer } = {},
+) {
   const poller = standInPoller();
   const heard = { saves: [], devices: [], progress: 0, ended: 0 };
   const job = new FleetJob(
@@ -138,7 +152,7 @@ function fleetJob(record, { client = standInClient(), hooks = {}, fromStore = fa
       end: () => heard.ended++,
       describe: hooks.describe ?? ((err) => `told: ${err.message}`),
     },
-    undefined,
+    observer,
     fromStore,
   );
   return { job, heard, client, poller };

@@ -65,6 +65,19 @@ describe("unit: fleet/fleet-job, a device looked for in its stream", function ()
     assert.equal(again.devices[0].error, "id-reused");
   });
 
+  it("should await a command found with an empty id as one without an id", async function () {
+    const dev = unique("dev");
+    const client = standInClient({ list: () => [cmd("", T0 - 30)] });
+    const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 }]);
+    const { job, poller } = fleetJob(record, { client });
+    job.start();
+    await v.until(() => poller.waits.length === 1);
+    const [d] = record.devices;
+    assert.deepEqual([d.state, d.commandId, d.since], ["sent", undefined, T0 - 30]);
+    assert.equal(poller.waits[0].wait.commandId, undefined);
+    assert.equal(client.posts.length, 0);
+  });
+
   it("should take a command dated as early as the send less the clock skew, and none earlier, nor of other elems or no date", async function () {
     const dev = unique("dev");
     const sentAt = T0 - 100;
@@ -123,7 +136,9 @@ describe("unit: fleet/fleet-job, a device looked for in its stream", function ()
     const theirs = unique("theirs");
     sentCommands.remember(path, theirs, "flow elsewhere");
     const client = standInClient({ list: () => [cmd(theirs, T0)] });
-    // Its POST started 500 ms ago: it could land until 1500 ms from now.
+    // Its POST started 500 ms ago: it could land until 1500 ms from now. A redeploy, not a
+    // restart: how long ago this process started bounds nothing.
+    Object.defineProperty(performance, "timeOrigin", { value: T0 - 60_000, configurable: true });
     const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 - 500 }]);
     const { job, heard, poller } = fleetJob(record, { client });
     job.start();
@@ -400,15 +415,22 @@ describe("unit: fleet/fleet-job, a job read back from a store after a crash", fu
     startedAgo(60_000);
     const run = async (fromStore) => {
       const [a, b] = [unique("dev"), unique("dev")];
+      const commandId = unique("c");
       const client = standInClient({ list: () => [cmd(unique("u"), T0 - 50)] });
       const record = jobRecord([
-        { device: a, state: "sent", sentAt: T0 - 100, commandId: unique("c"), since: T0 - 90 },
+        { device: a, state: "sent", sentAt: T0 - 100, commandId, since: T0 - 90 },
         { device: b, state: "sending", sentAt: T0 - 100 },
       ]);
       const { job, poller } = fleetJob(record, { client, fromStore });
       job.start();
       await v.until(() => poller.waits.length === 2);
       assert.equal(client.posts.length, 0);
+      assert.deepEqual(
+        client.lists.map((r) => r.path),
+        [pathOf(b)],
+        "a sent device is awaited, not looked for",
+      );
+      assert.equal(record.devices[0].commandId, commandId);
       return record.devices.map((d) => d.mayHaveBeenSent);
     };
     assert.deepEqual(await run(true), [true, true]);
