@@ -78,6 +78,31 @@ describe("unit: fleet/fleet-job, a device looked for in its stream", function ()
     assert.equal(client.posts.length, 0);
   });
 
+  it("should await a command found without an id as one without an id", async function () {
+    const dev = unique("dev");
+    const client = standInClient({ list: () => [{ creationDate: T0 - 30, elems: ELEMS }] });
+    const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 }]);
+    const { job, poller } = fleetJob(record, { client });
+    job.start();
+    await v.until(() => poller.waits.length === 1);
+    const [d] = record.devices;
+    assert.deepEqual([d.state, d.commandId, d.since], ["sent", undefined, T0 - 30]);
+    assert.equal(client.posts.length, 0);
+  });
+
+  it("should skip a command this runtime sent for another sender when the server gives its id as a number", async function () {
+    const dev = unique("dev");
+    const id = 900_000 + Number(unique("n").split("-")[1]);
+    sentCommands.remember(pathOf(dev), String(id), "flow elsewhere");
+    const client = standInClient({ list: () => [cmd(id, T0)] });
+    const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 - BUDGET }]);
+    const { job, poller } = fleetJob(record, { client });
+    job.start();
+    await v.until(() => poller.waits.length === 1);
+    assert.equal(client.posts.length, 1, "not taken: sent");
+    assert.notEqual(record.devices[0].commandId, String(id));
+  });
+
   it("should take a command dated as early as the send less the clock skew, and none earlier, nor of other elems or no date", async function () {
     const dev = unique("dev");
     const sentAt = T0 - 100;
@@ -409,6 +434,21 @@ describe("unit: fleet/fleet-job, a job read back from a store after a crash", fu
       [500],
     );
     assert.equal(record.devices[0].mayHaveBeenSent, undefined);
+  });
+
+  it("should not say a device left sending before the crash may have been told when its command never came and it is sent now", async function () {
+    startedAgo(60_000);
+    const dev = unique("dev");
+    const client = standInClient({ list: () => [] });
+    const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 - 100 }]);
+    const { job, poller } = fleetJob(record, { client, fromStore: true });
+    job.start();
+    await v.until(() => poller.waits.length === 1);
+    assert.equal(client.posts.length, 1);
+    assert.deepEqual(
+      [record.devices[0].state, record.devices[0].mayHaveBeenSent],
+      ["sent", undefined],
+    );
   });
 
   it("should say a device left sent or sending before the crash may have been told, and not one of a redeploy", async function () {

@@ -98,6 +98,32 @@ describe("unit: fleet/fleet-job, outcomes and the node's hooks", function () {
     assert.equal(client.posts[0].path, `/demo/devices/${b}/:command`, "only b was sent");
   });
 
+  it("should tell a device that failed once, and go on, when the progress hook throws as it ends", async function () {
+    const [a, b] = [unique("dev"), unique("dev")];
+    const client = standInClient({
+      refuse: (n) =>
+        n === 0 ? new EdgeError("not-found", { device: a }, { status: 404 }) : undefined,
+    });
+    const record = jobRecord([a, b], { concurrency: 1 });
+    let calls = 0;
+    const { job, heard, poller } = fleetJob(record, {
+      client,
+      hooks: {
+        // The first call shows a starting; the second, a's end, throws.
+        progress: () => {
+          if (++calls === 2) throw new Error("progress failed");
+        },
+      },
+    });
+    job.start();
+    await v.until(() => poller.waits.length === 1);
+    assert.deepEqual(
+      heard.devices.map((r) => [r.record.device, r.record.outcome, r.record.error]),
+      [[a, "failed", "not-found"]],
+    );
+    assert.equal(client.posts.length, 1, "b was sent");
+  });
+
   it("should keep a device's outcome, and not throw into the inbox poller, when a hook throws as it ends", async function () {
     const dev = unique("dev");
     const record = jobRecord([dev]);

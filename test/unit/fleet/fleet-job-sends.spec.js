@@ -321,8 +321,8 @@ describe("unit: fleet/fleet-job, sends on virtual time", function () {
     );
   });
 
-  it("should leave a device that waited for room not sent when the job is cancelled, and save and show the cancel", async function () {
-    const [a, b] = [unique("dev"), unique("dev")];
+  it("should leave the devices that waited for room not sent when the job is cancelled, and save and show the cancel", async function () {
+    const [a, b, c] = [unique("dev"), unique("dev"), unique("dev")];
     const client = standInClient({
       concurrent: 1,
       post: async (r) => {
@@ -330,7 +330,7 @@ describe("unit: fleet/fleet-job, sends on virtual time", function () {
         return { id: `c-${r.n}`, creationDate: Date.now(), elems: r.elems };
       },
     });
-    const record = jobRecord([a, b], { concurrency: 10 });
+    const record = jobRecord([a, b, c], { concurrency: 10 });
     const { job, heard, poller } = fleetJob(record, { client });
     job.start();
     await v.clock.tickAsync(50);
@@ -348,7 +348,7 @@ describe("unit: fleet/fleet-job, sends on virtual time", function () {
     await v.until(() => heard.ended === 1);
     assert.deepEqual(
       record.devices.map((d) => d.outcome),
-      ["complete", "not-sent"],
+      ["complete", "not-sent", "not-sent"],
     );
   });
 
@@ -375,7 +375,7 @@ describe("unit: fleet/fleet-job, sends on virtual time", function () {
 
   it("should not send a device whose node closed while its sending was being saved, nor one in a pause", async function () {
     const [a, b] = [unique("dev"), unique("dev")];
-    let release;
+    const releases = [];
     const client = standInClient({ refuse: (n) => (n === 0 ? queueFull() : undefined) });
     const record = jobRecord([a, b], { concurrency: 10 });
     const { job, heard } = fleetJob(record, {
@@ -383,15 +383,15 @@ describe("unit: fleet/fleet-job, sends on virtual time", function () {
       hooks: {
         save: (r) =>
           r.devices.some((d) => d.device === b && d.state === "sending")
-            ? new Promise((resolve) => (release = resolve))
+            ? new Promise((resolve) => releases.push(resolve))
             : undefined,
       },
     });
     job.start();
     // a was kept back and pauses; b's sending is being saved.
-    await v.until(() => release !== undefined);
+    await v.until(() => releases.length > 0);
     job.close();
-    release();
+    for (const release of releases) release();
     await v.clock.tickAsync(60_000);
     assert.equal(client.posts.length, 0, "nothing left");
     assert.equal(client.tries, 2, "a was not tried again after its pause");
