@@ -1,9 +1,11 @@
-// The fault harness's properties in the simulated world (issue 36): the same schedules, nodes and
-// invariants as test/fuzz/harness.spec.js, on virtual time and the in-process network, where the
-// printed `npm run fuzz -- --sim --property <name> --seed=<S> --path=<P>` replays a failure
-// exactly. SIM_RUNS sets the runs per property (200 by default: 2,800 schedules in `npm test`,
-// about two minutes of CPU), on one seed (SEED below). Each schedule it found failing is
-// replayed by name below, with the defect it showed.
+// The fault harness's runs in the simulated world (issue 36), shared by the spec files that split
+// them (harness-commands, harness-flows, harness-streams and harness-found in test/sim/), so that
+// mocha's workers run them side by side: one file of every property took two of npm test's four
+// minutes in one worker. The same schedules, nodes and invariants as test/fuzz/harness.spec.js, on
+// virtual time and the in-process network, where the printed `npm run fuzz -- --sim --property
+// <name> --seed=<S> --path=<P>` replays a failure exactly. SIM_RUNS sets the runs per property
+// (200 by default: 2,800 schedules in `npm test`), on one seed (SEED below). Each schedule it
+// found failing is replayed by name (FOUND), with the defect it showed.
 "use strict";
 const { helper } = require("../fuzz/flow");
 const { runProperty } = require("../fuzz/properties");
@@ -153,19 +155,23 @@ const FOUND = [
   },
 ];
 
-describe("the fault harness in the simulated world: virtual time, the network in process", function () {
-  this.timeout(600000);
-  let server;
+/** A world of its own for a spec file: Node-RED's test helper and the simulated server. */
+function harnessWorld() {
+  const world = { server: undefined };
   before(async function () {
     await new Promise((resolve) => helper.startServer(resolve));
-    server = startSimServer();
+    world.server = startSimServer();
   });
   after(async function () {
-    await server?.close();
+    await world.server?.close();
     await new Promise((resolve) => helper.stopServer(resolve));
   });
+  return world;
+}
 
-  for (const name of PROPERTIES) {
+/** One test per property of `names`: RUNS schedules on npm test's seed. */
+function itKeepsInvariants(world, names) {
+  for (const name of names) {
     it(`keeps every invariant over ${RUNS} "${name}" schedules`, async function () {
       // One seed for every run of npm test, so that what CI prints is what a developer gets: the
       // world replays a schedule exactly, and a suite whose schedules change with each run fails
@@ -177,17 +183,12 @@ describe("the fault harness in the simulated world: virtual time, the network in
           ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0
           : Number(process.env.FUZZ_SEED ?? SEED);
       const started = Date.now();
-      const result = await runProperty(name, server, { numRuns: RUNS, seed });
+      const result = await runProperty(name, world.server, { numRuns: RUNS, seed });
       const s = ((Date.now() - started) / 1000).toFixed(1);
       console.log(`      sim "${name}": seed ${result.seed}, ${result.runs} runs, ${s} s`);
       if (result.failure) throw new Error(result.failure);
     });
   }
+}
 
-  for (const { name, seed, path, found } of FOUND) {
-    it(`keeps every invariant over "${name}" seed ${seed}, path ${path}: ${found}`, async function () {
-      const result = await runProperty(name, server, { numRuns: 1, seed, path });
-      if (result.failure) throw new Error(result.failure);
-    });
-  }
-});
+module.exports = { PROPERTIES, FOUND, harnessWorld, itKeepsInvariants };
