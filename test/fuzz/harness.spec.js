@@ -12,7 +12,7 @@ const { PLAIN } = require("./server");
 
 /**
  * Runs per property on the wall clock. The same properties run 200 schedules each in the simulated
- * world (test/sim/harness-*.spec.js: virtual time, the network in process, every failure replayed
+ * world (the harness-*.spec.js files in test/sim/: virtual time, the network in process, every failure replayed
  * exactly); here a tenth of what they were, for what only real sockets show: undici's own timing
  * of a request's write against a reset, the real HTTP server, the test helper's real comms.
  */
