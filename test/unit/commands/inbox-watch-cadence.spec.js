@@ -101,4 +101,13 @@ describe("unit: commands/inbox-watch, the interval's cadence", function () {
     await clock.tickAsync(3000);
     assert.deepEqual(client.requests, [0, 1500, 2500]);
   });
+
+  it("should count a pause that comes at a later read from that read", async function () {
+    const client = fakeClient();
+    watchOf(client).add(recorder());
+    await clock.tickAsync(0);
+    client.failures.push(new EdgeError("rate-limited", {}, { status: 429, retryAfterMs: 1500 }));
+    await clock.tickAsync(4000);
+    assert.deepEqual(client.requests, [0, 1000, 2500, 3500]);
+  });
 });

@@ -22,6 +22,9 @@ function fakeClient() {
     reads: [],
     room: true,
     queued: 0,
+    /** When set, each read waits for release() before it answers. */
+    hold: false,
+    pending: [],
     limiter: { hasRoomForEarlyPoll: () => c.room, queuedIn: () => c.queued },
     marker(status, ref, at = Date.now()) {
       const e = {
@@ -34,7 +37,11 @@ function fakeClient() {
     },
     async listEvents(streamId, page) {
       if (page.start === 0) c.reads.push(Date.now() - T0);
+      if (c.hold) await new Promise((r) => c.pending.push(r));
       return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
+    },
+    release() {
+      for (const r of c.pending.splice(0)) r();
     },
   };
   return c;
@@ -152,5 +159,35 @@ describe("unit: commands/inbox-watch, early reads on the fast pace", function ()
       ["COMMAND_START", "COMMAND_FAULT"],
     );
     assert.equal(watch.expectedAnswerMs, 400);
+  });
+
+  it("should make a final read asked for during a read right after it, though the rate limiter has no room", async function () {
+    const watch = fastWatch(300);
+    client.room = false;
+    client.queued = 2;
+    const w = recorder(newId(), { intervalMs: 5000 });
+    const h = watch.add(w);
+    await clock.tickAsync(100);
+    client.hold = true;
+    h.finalRead();
+    await clock.tickAsync(50);
+    h.finalRead();
+    client.hold = false;
+    client.release();
+    await clock.tickAsync(0);
+    assert.deepEqual(client.reads, [100, 150]);
+    assert.deepEqual(w.finals, [undefined]);
+  });
+
+  it("should plan a new wait's first read from its own command after the last wait ended with an early read planned", async function () {
+    const watch = fastWatch(300);
+    const h = watch.add(recorder(newId(), { intervalMs: 1000 }));
+    await clock.tickAsync(340);
+    assert.deepEqual(client.reads, [315]);
+    h.stop();
+    await clock.tickAsync(4660);
+    watch.add(recorder(newId(), { intervalMs: 1000 }));
+    await clock.tickAsync(340);
+    assert.deepEqual(client.reads, [315, 5315], "not at once for the plan of the wait that ended");
   });
 });

@@ -128,4 +128,55 @@ describe("unit: commands/inbox-watch, markers that name another command", functi
       ["COMMAND_FAULT", fault.id],
     ]);
   });
+
+  it("should tell a wait whose dates say nothing of a result dated at its command, not of one dated before it", async function () {
+    const apart = recorder(undefined, { since: T0 + 100, datesApart: true });
+    const later = recorder(undefined, { since: T0 + 200 });
+    watch.add(apart);
+    watch.add(later);
+    await clock.tickAsync(0);
+    client.marker("COMMAND_COMPLETE", undefined, T0 + 99);
+    await clock.tickAsync(1000);
+    const at = client.marker("COMMAND_COMPLETE", undefined, T0 + 100);
+    await clock.tickAsync(1000);
+    assert.deepEqual(apart.got, [], "taken by date by no wait whose dates say nothing");
+    assert.deepEqual(apart.undated, [at.id]);
+    assert.deepEqual(later.got, [], "both dated before the later wait");
+  });
+
+  it("should pass a result on past a wait whose dates say nothing that has no way to be told", async function () {
+    const apart = recorder(undefined, { since: T0 - 100, datesApart: true });
+    delete apart.onUndated;
+    const next = recorder(undefined, { since: T0 });
+    watch.add(apart);
+    watch.add(next);
+    await clock.tickAsync(0);
+    const live = client.marker("COMMAND_COMPLETE", undefined, T0 + 10);
+    await clock.tickAsync(1000);
+    assert.deepEqual(next.got, [["COMMAND_COMPLETE", live.id]]);
+    // And as it starts, from the markers read before it.
+    const read = client.marker("COMMAND_FAULT", undefined, T0 + 20);
+    const h = watch.add(recorder(newId(), { since: T0 + 60_000 }));
+    next.got.length = 0;
+    await clock.tickAsync(1000);
+    h.stop();
+    const late = recorder(undefined, { since: T0 + 15, datesApart: true });
+    delete late.onUndated;
+    watch.add(late);
+    assert.deepEqual(late.got, []);
+    assert.deepEqual(next.got, [["COMMAND_FAULT", read.id]]);
+  });
+
+  it("should give a marker read before two waits to the first that claims it by date, not to both", async function () {
+    watch.add(recorder(newId(), { since: T0 + 1000 }));
+    await clock.tickAsync(0);
+    const m = client.marker("COMMAND_COMPLETE", undefined, T0 + 10);
+    await clock.tickAsync(1000);
+    const first = recorder(undefined, { since: T0 });
+    const second = recorder(undefined, { since: T0 });
+    watch.add(first);
+    watch.add(second);
+    assert.deepEqual(first.got, [["COMMAND_COMPLETE", m.id]]);
+    assert.deepEqual(second.got, []);
+  });
 });

@@ -195,6 +195,49 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     assert.deepEqual(client.requests, [[0, 10]], "after a read with nothing new, a small one");
   });
 
+  it("should start the read after one that found nine new events with a small page", async function () {
+    const client = fakeClient();
+    const w = recorder(undefined, { since: T0 - 60_000 });
+    for (let i = 0; i < 9; i++) client.marker("COMMAND_START", T0 - 1000 + i);
+    watchOf(client).add(w);
+    await clock.tickAsync(0);
+    client.requests.length = 0;
+    await clock.tickAsync(1000);
+    assert.deepEqual(client.requests, [[0, 10]]);
+  });
+
+  it("should stop a read at the first event dated more than 5 s before the oldest wait's command", async function () {
+    const client = fakeClient();
+    const w = recorder(newId(), { since: T0 });
+    const edge = client.marker("COMMAND_COMPLETE", T0 - 5000, w.commandId);
+    for (let i = 0; i < 200; i++) client.events.push(client.event("COMMAND_START", T0 - 6000 - i));
+    watchOf(client).add(w);
+    await clock.tickAsync(0);
+    assert.deepEqual(client.requests, [[0, 100]], "one page: the rest is older");
+    assert.deepEqual(w.got, [edge.id], "its answer dated 5 s before it is read");
+  });
+
+  it("should hand each marker once when events land on top while a read pages", async function () {
+    const client = fakeClient();
+    const w = recorder(undefined, { since: T0 - 60_000 });
+    for (let i = 0; i < 150; i++) client.marker("COMMAND_START", T0 - 1000 + i);
+    const list = client.listEvents;
+    client.listEvents = async (streamId, page) => {
+      const out = await list(streamId, page);
+      // Five more land after each page is served: the next page starts with five it read.
+      if (client.requests.length === 1)
+        for (let i = 0; i < 5; i++) client.marker("COMMAND_START", T0 + i);
+      return out;
+    };
+    watchOf(client).add(w);
+    await clock.tickAsync(0);
+    assert.equal(w.got.length, 150, "the five that landed are left for the next read");
+    assert.equal(new Set(w.got).size, 150);
+    await clock.tickAsync(1000);
+    assert.equal(w.got.length, 155);
+    assert.equal(new Set(w.got).size, 155);
+  });
+
   it("should read at most 100,000 events in a read, and tell the observer of the overrun", async function () {
     this.timeout(60_000);
     // A stream of 150,000 events, one a millisecond, none of them a marker.

@@ -87,6 +87,17 @@ describe("unit: commands/inbox-watch, pauses and final reads", function () {
     assert.deepEqual(client.requests, [0, 60_000]);
   });
 
+  it("should go back to the interval's cadence when the waits a pause was for end, with no read at the pause's end", async function () {
+    const a = watch.add(recorder(newId()));
+    client.failures.push(busy(2500));
+    await clock.tickAsync(100);
+    watch.add(recorder(newId()));
+    await clock.tickAsync(100);
+    a.stop();
+    await clock.tickAsync(3200);
+    assert.deepEqual(client.requests, [0, 1000, 2000, 3000]);
+  });
+
   it("should wait out a pause exactly as long as the wait's three final tries", async function () {
     const w = recorder(newId());
     const h = watch.add(w);
