@@ -89,7 +89,8 @@ async function main() {
       : ["await", "fleet", "watch", "wiring", "streams", "stamps", "gateway", "disable", "people"];
     // The network property's faults exist only in the simulated network; the properties of
     // issue 35's last section were written for it (their seeds replay there).
-    if (values.sim && !values.named) all.push("network", "capacity", "subflows", "readers", "redates");
+    if (values.sim && !values.named)
+      all.push("network", "capacity", "subflows", "readers", "redates");
     const names = values.property ? [values.property] : all;
     for (const name of names) {
       const started = Date.now();

@@ -69,12 +69,14 @@ export class UnclaimedMarkers {
 
   /** The unclaimed markers that hold `id`, oldest first. */
   withId(id: string): Unclaimed[] {
-    const found = [...(this.byString.get(id) ?? [])];
+    // A set: a marker may hold the id in a string that is indexed and in one too long to be, and
+    // was listed twice, and handed to its wait twice (inbox-watch-found-twice.spec.js).
+    const found = new Set(this.byString.get(id) ?? []);
     for (const item of this.long) {
       if (item.marker.strings.some((s) => s.length > MAX_INDEXED && holdsId(s, id)))
-        found.push(item);
+        found.add(item);
     }
-    return found.sort((a, b) => a.date - b.date);
+    return [...found].sort((a, b) => a.date - b.date);
   }
 
   /**

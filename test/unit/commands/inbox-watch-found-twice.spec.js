@@ -1,11 +1,11 @@
-// Two ways a marker is handed a second time (found by the mutation-testing specs of issue 36; the
-// product code is not changed here). Each spec fails on the code as it is.
-//  1. inbox-watch.ts, prune(): the horizon is the date of the newest event forgotten, and a read
+// Two ways a marker was handed a second time, found by the mutation-testing specs of issue 36;
+// each spec failed on the code before its fix.
+//  1. inbox-watch.ts, prune(): the horizon was the date of the newest event forgotten, and a read
 //     skips only events dated before it (`d < need`), so an event dated exactly at the horizon,
-//     no longer in `seen`, is read again as new and handed to a wait dated at or before it.
+//     no longer in `seen`, was read again as new and handed to a wait dated at or before it.
 //  2. unclaimed-markers.ts, withId(): a marker that holds the id both in a string short enough to
-//     index and in one too long to index (over 512 characters) is found by the index and by the
-//     search, so it is listed twice, and claim() hands it to the wait twice.
+//     index and in one too long to index (over 512 characters) was found by the index and by the
+//     search, so it was listed twice, and claim() handed it to the wait twice.
 "use strict";
 const assert = require("node:assert/strict");
 const FakeTimers = require("@sinonjs/fake-timers");
@@ -44,7 +44,7 @@ function recorder(commandId, over = {}) {
   return w;
 }
 
-describe("unit: commands/inbox-watch, markers handed twice (open bugs)", function () {
+describe("unit: commands/inbox-watch, a marker handed once", function () {
   let clock;
   let client;
   let watch;
