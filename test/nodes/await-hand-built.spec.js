@@ -6,7 +6,16 @@
 // spec's own, whose markers it writes once the deploys are done.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, collect, noMessage, load, watch, withRed, CORE } = require("../support/red");
+const {
+  deploy: deployFlows,
+  helper,
+  collect,
+  noMessage,
+  load,
+  watch,
+  withRed,
+  CORE,
+} = require("../support/red");
 const { flowOf, awaitCommand } = require("../support/flow");
 const { inboxServer, account, marker } = require("../support/inbox-server");
 const { hooks } = require("@node-red/util");
@@ -55,7 +64,7 @@ describe("edge-await-command given a msg.command built in a Function node", func
 
   async function deploy(type, awaitProps) {
     const f = flow(awaitProps);
-    await helper.setFlows(f.nodes, type, f.credentials);
+    await deployFlows(f.nodes, type, f.credentials);
     watch(f.nodes);
   }
 
@@ -162,7 +171,7 @@ describe("edge-await-command given a msg.command built in a Function node", func
       try {
         helper.getNode("fn0").send({ _msgid: "late", command: { id: "21", device: "lcd-board" } });
         const again = shaped();
-        await helper.setFlows(again.nodes, "full", again.credentials);
+        await deployFlows(again.nodes, "full", again.credentials);
         watch(again.nodes);
         await closed;
       } finally {

@@ -4,7 +4,16 @@
 // await node against an inbox of the spec's own, the fleet node against the simulator.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, collect, noMessage, load, watch, withRed, CORE } = require("../support/red");
+const {
+  deploy,
+  helper,
+  collect,
+  noMessage,
+  load,
+  watch,
+  withRed,
+  CORE,
+} = require("../support/red");
 const { flowOf, awaitCommand } = require("../support/flow");
 const { inboxServer, account, marker } = require("../support/inbox-server");
 const { control, sleep, waitFor, startSim } = require("../support/simulator");
@@ -53,12 +62,12 @@ describe("a tab or a node disabled by a deploy, then enabled again", function ()
         const { f, a1 } = await pending();
         const warnings = [];
         a1.on("call:warn", (call) => warnings.push(String(call.args[0])));
-        await helper.setFlows(disabled(f.nodes, what), "flows", f.credentials);
+        await deploy(disabled(f.nodes, what), "flows", f.credentials);
         assert.equal(helper.getNode("a1"), null, "a1 is not running while disabled");
         // The device answers while the node is disabled: nothing reads it meanwhile.
         server.state.events.push(marker(Date.now(), { status: "COMMAND_COMPLETE", ref: "31" }));
         await sleep(300);
-        await helper.setFlows(f.nodes, "flows", f.credentials);
+        await deploy(f.nodes, "flows", f.credentials);
         watch(f.nodes);
         const [msg] = await collect(helper.getNode("ok"), 1, 10_000);
         assert.equal(msg.restored, true);
@@ -81,12 +90,12 @@ describe("a tab or a node disabled by a deploy, then enabled again", function ()
       const warnings = [];
       a1.on("call:warn", (call) => warnings.push(String(call.args[0])));
       const without = f.nodes.filter((n) => !["a1", "ok", "fault", "late"].includes(n.id));
-      await helper.setFlows(without, "flows", f.credentials);
+      await deploy(without, "flows", f.credentials);
       const abandoned = warnings.filter((w) => /deleted by a deploy/.test(w));
       assert.equal(abandoned.length, 1, JSON.stringify(warnings));
       assert.match(abandoned[0], /31 \(lcd-board\)/);
       // Added back, it starts with nothing: what was deleted stays deleted.
-      await helper.setFlows(f.nodes, "flows", f.credentials);
+      await deploy(f.nodes, "flows", f.credentials);
       watch(f.nodes);
       server.state.events.push(marker(Date.now(), { status: "COMMAND_COMPLETE", ref: "31" }));
       await noMessage(helper.getNode("ok"), 500);
@@ -122,12 +131,12 @@ describe("a tab or a node disabled by a deploy, then enabled again", function ()
         .getNode("f1")
         .receive({ payload: { "/lcd/txt1": "x" }, devices: ["dis-1", "dis-2"], job: "dis" });
       await waitFor(async () => (await commandsOf(sim, "dis-2")) === 1, { what: "both sent" });
-      await helper.setFlows(disabled(nodes, "tab"), "flows", credentials);
+      await deploy(disabled(nodes, "tab"), "flows", credentials);
       // The devices run their commands while the tab is disabled.
       for (const d of ["dis-1", "dis-2"])
         await control(sim, "PUT", `/devices/${d}/online`, { online: true });
       await sleep(300);
-      await helper.setFlows(nodes, "flows", credentials);
+      await deploy(nodes, "flows", credentials);
       watch(nodes);
       const [msg] = await collect(helper.getNode("report"), 1, 15_000);
       assert.equal(msg.restored, true);

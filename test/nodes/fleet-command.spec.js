@@ -6,6 +6,7 @@ const assert = require("node:assert/strict");
 const vm = require("node:vm");
 const { control, sleep, waitFor } = require("../support/simulator");
 const {
+  deploy,
   helper,
   load,
   CORE,
@@ -653,7 +654,7 @@ describe("edge-fleet-command", function () {
     f1.receive({ payload: ELEMS, devices: ["rq3"], job: "queued 5" });
     await waitFor(async () => (await commandsOf(env.sim, "slow-q")) === 1, { what: "job 1 sent" });
     const before = [helper.getNode("report"), helper.getNode("caught")];
-    await helper.setFlows(nodes, "full", credentials);
+    await deploy(nodes, "full", credentials);
     assert.notEqual(helper.getNode("f1"), f1, "the fleet node was restarted");
     for (const old of before) assert.deepEqual(old.received, [], `${old.id} before the deploy`);
     const got = [];

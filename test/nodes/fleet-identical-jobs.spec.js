@@ -4,7 +4,15 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { api, control, sleep } = require("../support/simulator");
-const { helper, load, account, next, withRedAndSimulator, CORE } = require("../support/red");
+const {
+  deploy,
+  helper,
+  load,
+  account,
+  next,
+  withRedAndSimulator,
+  CORE,
+} = require("../support/red");
 
 const FLEET = require("../../dist/nodes/edge-fleet-command/edge-fleet-command.js");
 const ELEMS = { "/lcd/txt1": "same twice" };
@@ -89,7 +97,7 @@ describe("edge-fleet-command run twice with the same elems", function () {
     });
     helper.getNode("f1").receive({ payload: ELEMS });
     await sleep(1000);
-    await helper.setFlows(nodes, "full", credentials);
+    await deploy(nodes, "full", credentials);
     const report = listen("report");
     const caught = listen("caught");
     const second = (await next(report, 40000)).payload;

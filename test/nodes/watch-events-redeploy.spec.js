@@ -6,7 +6,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { api, control, waitFor, sleep } = require("../support/simulator");
-const { helper, load, account, statuses, withRedAndSimulator } = require("../support/red");
+const { deploy, helper, load, account, statuses, withRedAndSimulator } = require("../support/red");
 const { slowClose } = require("../support/flow");
 
 const WAIT = 20000;
@@ -99,7 +99,7 @@ describe("edge-watch-events redeployed while its stream keeps getting events (st
       ]) {
         await sleep(700);
         nodes = nodes.map((n) => (n.id === id ? { ...n, name } : n));
-        await helper.setFlows(nodes, "nodes", credentials);
+        await deploy(nodes, "nodes", credentials);
       }
       await sleep(700);
       await stop();
@@ -149,7 +149,7 @@ describe("edge-watch-events redeployed while its stream keeps getting events (st
     for (const name of ["changed 1", "changed 2", "changed 3"]) {
       await sleep(700);
       nodes = nodes.map((n) => (n.id === "next" ? { ...n, name } : n));
-      await helper.setFlows(nodes, "nodes", credentials);
+      await deploy(nodes, "nodes", credentials);
     }
     await sleep(700);
     await stop();

@@ -8,6 +8,7 @@ const assert = require("node:assert/strict");
 const http = require("node:http");
 const { api, control, waitFor, sleep } = require("../support/simulator");
 const {
+  deploy,
   helper,
   load,
   account,
@@ -406,7 +407,7 @@ describe("edge-watch-events", function () {
     });
     // Deploy the flow without w1 (only the changed nodes restart, as in the editor).
     const without = nodes.filter((n) => n.id !== "w1" && n.id !== "out-w1");
-    await helper.setFlows(without, "nodes", credentials);
+    await deploy(without, "nodes", credentials);
     assert.equal(helper.getNode("w1"), null);
     assert.equal(watcher.size, 1, "the removed node's stream is still read");
     await control(sim, "DELETE", "/requests");

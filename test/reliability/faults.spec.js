@@ -10,6 +10,7 @@ const diagnostics = require("node:diagnostics_channel");
 const net = require("node:net");
 const { sleep, waitFor, startSim, api } = require("../support/simulator");
 const {
+  deploy: redeploy,
   helper,
   CORE,
   load,
@@ -688,7 +689,7 @@ describe("reliability: faults, rate limits and close", function () {
       const ids = feed(n1, Array(4).fill({}));
       await waitFor(async () => (await requests(env.sim)).length >= 1, { what: "a request" });
       const started = Date.now();
-      await helper.setFlows(flow("2"), "nodes", creds);
+      await redeploy(flow("2"), "nodes", creds);
       // The redeploy did not wait for the held reads' answers (an order, not the 2 s bound a
       // loaded parallel pass broke, issue 36).
       await assertUnanswered(env.sim, `redeploy took ${Date.now() - started} ms`);

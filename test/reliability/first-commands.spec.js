@@ -7,7 +7,7 @@
 // never timed.
 "use strict";
 const assert = require("node:assert/strict");
-const { helper, collect, next, noMessage, watch, withRed } = require("../support/red");
+const { deploy, helper, collect, next, noMessage, watch, withRed } = require("../support/red");
 const { flowOf, startFlow, sendCommand, awaitCommand } = require("../support/flow");
 const { fleetNode } = require("../support/fleet");
 const { startFuzzServer } = require("../fuzz/server");
@@ -79,7 +79,7 @@ describe("edge-await-command and edge-fleet-command on devices never used before
     const { get } = await startFlow(server, nodes());
     await command(get, "dev1");
     const before = helper.getNode("acc");
-    await helper.setFlows(f.nodes, "full", f.credentials);
+    await deploy(f.nodes, "full", f.credentials);
     watch(f.nodes);
     assert.notEqual(helper.getNode("acc"), before, "the deploy made a new account node");
     await command(get, "dev0");

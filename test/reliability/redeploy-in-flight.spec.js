@@ -6,6 +6,7 @@
 "use strict";
 const assert = require("node:assert/strict");
 const {
+  deploy,
   helper,
   collect,
   noMessage,
@@ -58,7 +59,7 @@ describe("edge-send-command redeployed while its commands are being sent", funct
         await waitFor(async () => (await requests(env.sim, "POST")).length === COUNT, {
           what: "the POSTs to reach the simulator",
         });
-        await helper.setFlows(change(nodes), type, credentials);
+        await deploy(change(nodes), type, credentials);
         watch(nodes);
         const caught = await collect(helper.getNode("caught"), COUNT, 10_000);
         for (const c of caught) {
@@ -98,7 +99,7 @@ describe("edge-send-command redeployed while its commands are being sent", funct
       await waitFor(async () => (await requests(env.sim, "POST")).length === 2, {
         what: "the POSTs to reach the simulator",
       });
-      await helper.setFlows(
+      await deploy(
         nodes.filter((n) => n.id !== "send"),
         "nodes",
         credentials,
@@ -134,7 +135,7 @@ describe("edge-send-command redeployed while its commands are being sent", funct
     send.receive({ _msgid: "r1", payload: { "/lcd/txt1": "answered" } });
     await answer;
     const changed = nodes.map((n) => (n.id === "send" ? { ...n, name: "renamed" } : n));
-    await helper.setFlows(changed, "nodes", credentials);
+    await deploy(changed, "nodes", credentials);
     watch(changed);
     const [out] = await collect(helper.getNode("out"), 1, 10_000);
     assert.equal(out._msgid, "r1");
@@ -158,7 +159,7 @@ describe("edge-send-command redeployed while its commands are being sent", funct
       what: "the POST to reach the simulator",
     });
     const changed = nodes.map((n) => (n.id === "next" ? { ...n, name: "renamed" } : n));
-    await helper.setFlows(changed, "nodes", credentials);
+    await deploy(changed, "nodes", credentials);
     const [out] = await collect(helper.getNode("out"), 1, 10_000);
     assert.equal(out._msgid, "d1");
     assert.equal(typeof out.command.id, "string");

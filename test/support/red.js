@@ -31,7 +31,7 @@ async function load(flow, credentials = {}, extra = []) {
 }
 
 /**
- * Watches the running nodes of `flow`: after load(), and after a deploy (helper.setFlows) that
+ * Watches the running nodes of `flow`: after load(), and after a deploy (deploy below) that
  * made new instances of them.
  */
 function watch(flow) {
@@ -54,6 +54,29 @@ function watch(flow) {
       });
     }
   }
+}
+
+/**
+ * Deploys `flow` as the editor would ("full", "nodes" or "flows") and waits for Node-RED's
+ * flows:started, up to 20 s. The test helper's setFlows gives up 300 ms after the deploy's call
+ * returns, which a loaded machine passes: a "full" deploy closing nodes with POSTs on the wire
+ * failed "timeout waiting event" beside two busy CPUs (issue 36).
+ */
+async function deploy(flow, type, credentials = {}) {
+  const started = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      helper._events.off("flows:started", onStarted);
+      reject(new Error(`Node-RED did not start the flows within 20 s of a "${type}" deploy`));
+    }, 20_000);
+    function onStarted() {
+      clearTimeout(timer);
+      helper._events.off("flows:started", onStarted);
+      resolve();
+    }
+    helper._events.on("flows:started", onStarted);
+  });
+  await helper._redNodes.setFlows(flow, credentials, type);
+  await started;
 }
 
 async function unload() {
@@ -173,6 +196,7 @@ function caughtCode(msg) {
 
 module.exports = {
   helper,
+  deploy,
   caughtCode,
   NODES,
   CORE,
