@@ -3,74 +3,40 @@
 // over every inbox; a closed poller reads no inbox and counts none, and watches an inbox anew.
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
 const { InboxPoller } = lib("commands/inbox-poller");
 const { AnswerTimes } = lib("commands/answer-times");
 
-const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0xd00000 + ++serial).toString(16).padStart(24, "0")}`;
+/** Empty inboxes; each request recorded as [inbox, start, limit] (an inbox by path as its path). */
+const fakes = inboxFakes({
+  idBase: 0xd00000,
+  request: (streamId, page) => [streamId.replace(/^path:/, ""), page.start, page.limit],
+});
+const { newId, fakeClient } = fakes;
 
-/** Empty inboxes; each request recorded as [inbox, start, limit]. */
-function fakeClient() {
-  const c = {
-    requests: [],
-    room: true,
-    queued: 0,
-    limiter: { hasRoomForEarlyPoll: () => c.room, queuedIn: () => c.queued },
-    async listEvents(streamId, page) {
-      c.requests.push([streamId, page.start, page.limit]);
-      return [];
-    },
-    async listEventsByPath(path, page) {
-      c.requests.push([path, page.start, page.limit]);
-      return [];
-    },
-  };
-  return c;
-}
-
-function recorder(over = {}) {
-  return {
-    commandId: newId(),
-    since: Date.now(),
-    intervalMs: 1000,
-    onMarker() {},
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
-}
+/** A wait on a new command that records nothing. */
+const recorder = (over = {}) => fakes.recorder(newId(), over);
 
 describe("unit: commands/inbox-poller, inboxes", function () {
-  let clock;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-  });
-  afterEach(function () {
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes, { client: false, watch: false });
 
   it("should read an inbox forgotten after its last wait anew, from a full first page", async function () {
     const client = fakeClient();
     const poller = new InboxPoller(client);
     poller.pace = "fixed";
     const h = poller.watch({ path: "/p" }, recorder());
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [
       ["/p", 0, 100],
       ["/p", 0, 10],
     ]);
     h.stop();
-    await clock.tickAsync(10 * 60_000);
+    await world.clock.tickAsync(10 * 60_000);
     client.requests.length = 0;
     poller.watch({ path: "/p" }, recorder());
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [["/p", 0, 100]], "nothing of it is known any more");
     poller.close();
   });
@@ -80,12 +46,12 @@ describe("unit: commands/inbox-poller, inboxes", function () {
     const poller = new InboxPoller(client);
     poller.pace = "fixed";
     const h = poller.watch({ path: "/p" }, recorder());
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     h.stop();
-    await clock.tickAsync(10 * 60_000 - 1001);
+    await world.clock.tickAsync(10 * 60_000 - 1001);
     client.requests.length = 0;
     poller.watch({ path: "/p" }, recorder());
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [["/p", 0, 10]]);
     poller.close();
   });
@@ -96,11 +62,11 @@ describe("unit: commands/inbox-poller, inboxes", function () {
     client.queued = 1;
     const poller = new InboxPoller(client, AnswerTimes.withAccount(100));
     poller.watch({ streamId: "a" }, recorder({ intervalMs: 5000 }));
-    await clock.tickAsync(120);
+    await world.clock.tickAsync(120);
     const one = poller.gaveWay;
     assert.ok(one >= 1, `gave way ${one} times`);
     poller.watch({ streamId: "b" }, recorder({ intervalMs: 5000 }));
-    await clock.tickAsync(116);
+    await world.clock.tickAsync(116);
     assert.ok(poller.gaveWay >= one + 2, `gave way ${poller.gaveWay} times`);
     poller.close();
   });
@@ -111,14 +77,14 @@ describe("unit: commands/inbox-poller, inboxes", function () {
     poller.pace = "fixed";
     poller.watch({ streamId: "a" }, recorder());
     poller.watch({ streamId: "b" }, recorder());
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     poller.close();
     assert.equal(poller.size, 0);
     client.requests.length = 0;
-    await clock.tickAsync(5000);
+    await world.clock.tickAsync(5000);
     assert.deepEqual(client.requests, []);
     poller.watch({ streamId: "a" }, recorder());
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [["a", 0, 100]]);
     poller.close();
   });

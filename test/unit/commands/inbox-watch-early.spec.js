@@ -5,93 +5,39 @@
 // nothing else is queued; a final read that never gives way; what a result teaches.
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { T0, inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
-const { InboxWatch } = lib("commands/inbox-watch");
 const { AnswerTimes } = lib("commands/answer-times");
 
-const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x700000 + ++serial).toString(16).padStart(24, "0")}`;
+const fakes = inboxFakes({
+  idBase: 0x700000,
+  request: (streamId, page) => (page.start === 0 ? Date.now() - T0 : undefined),
+});
+const { newId, recorder } = fakes;
 
+/** A client whose `reads` are the virtual ms since T0 of each read: its first request, from the top. */
 function fakeClient() {
-  const c = {
-    events: [],
-    /** Virtual ms since T0 of each read: its first request, from the top. */
-    reads: [],
-    room: true,
-    queued: 0,
-    /** When set, each read waits for release() before it answers. */
-    hold: false,
-    pending: [],
-    limiter: { hasRoomForEarlyPoll: () => c.room, queuedIn: () => c.queued },
-    marker(status, ref, at = Date.now()) {
-      const e = {
-        id: newId(),
-        creationDate: at,
-        elems: { cmd: { status, ...(ref ? { ref } : {}) } },
-      };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      if (page.start === 0) c.reads.push(Date.now() - T0);
-      if (c.hold) await new Promise((r) => c.pending.push(r));
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-    release() {
-      for (const r of c.pending.splice(0)) r();
-    },
-  };
+  const c = fakes.fakeClient();
+  c.reads = c.requests;
   return c;
 }
 
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    finals: [],
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onError() {},
-    onFinalRead: (err) => w.finals.push(err),
-    ...over,
-  };
-  return w;
-}
-
 describe("unit: commands/inbox-watch, early reads on the fast pace", function () {
-  let clock;
-  let client;
-  const watches = [];
+  const world = watchWorld({ fakeClient }, { watch: false });
   /** A watch on the fast pace whose device is known to answer in `answerMs`. */
   const fastWatch = (answerMs) => {
     const answers = new AnswerTimes();
     if (answerMs !== undefined) answers.learn("id:in", answerMs);
-    const w = new InboxWatch(client, { streamId: "in" }, () => {}, { pace: "fast", answers });
-    watches.push(w);
-    return w;
+    return world.watchOf(world.client, { pace: "fast", answers });
   };
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-  });
-  afterEach(function () {
-    for (const w of watches.splice(0)) w.close();
-    clock.uninstall();
-  });
 
   it("should read 15 ms after the learned answer time, then after gaps that double, then at the interval", async function () {
     const watch = fastWatch(300);
     watch.add(recorder(newId(), { intervalMs: 1000 }));
-    await clock.tickAsync(4000);
+    await world.clock.tickAsync(4000);
     // Gaps of 50, 100, 200, 400 and 800 ms; 1,600 is past the interval, whose reads take over.
-    assert.deepEqual(client.reads, [315, 365, 465, 665, 1065, 1865, 2865, 3865]);
+    assert.deepEqual(world.client.reads, [315, 365, 465, 665, 1065, 1865, 2865, 3865]);
   });
 
   it("should plan the next read for the next pending command's answer after a result", async function () {
@@ -101,9 +47,13 @@ describe("unit: commands/inbox-watch, early reads on the fast pace", function ()
     watch.add(a);
     watch.add(b);
     // The device runs them one after another: a's result at 300 ms, b's due 300 ms after it.
-    client.marker("COMMAND_COMPLETE", a.commandId, T0 + 300);
-    await clock.tickAsync(650);
-    assert.deepEqual(client.reads, [315, 615], "not 50 ms after the read that found a's result");
+    world.client.marker("COMMAND_COMPLETE", a.commandId, T0 + 300);
+    await world.clock.tickAsync(650);
+    assert.deepEqual(
+      world.client.reads,
+      [315, 615],
+      "not 50 ms after the read that found a's result",
+    );
     assert.equal(a.got.length, 1);
     assert.equal(watch.expectedAnswerMs, 300);
   });
@@ -111,39 +61,39 @@ describe("unit: commands/inbox-watch, early reads on the fast pace", function ()
   it("should read for a new command at its answer time when that comes before the timer set", async function () {
     const watch = fastWatch(300);
     watch.add(recorder(newId(), { intervalMs: 1000 }));
-    await clock.tickAsync(3000);
-    assert.deepEqual(client.reads, [315, 365, 465, 665, 1065, 1865, 2865]);
-    client.reads.length = 0;
+    await world.clock.tickAsync(3000);
+    assert.deepEqual(world.client.reads, [315, 365, 465, 665, 1065, 1865, 2865]);
+    world.client.reads.length = 0;
     watch.add(recorder(newId(), { intervalMs: 1000 }));
-    await clock.tickAsync(340);
-    assert.deepEqual(client.reads, [3315], "not at the interval's 3865");
+    await world.clock.tickAsync(340);
+    assert.deepEqual(world.client.reads, [3315], "not at the interval's 3865");
   });
 
   it("should make a new wait's first read when the rate limiter has no room but nothing is queued, then give way to the interval", async function () {
     const watch = fastWatch(300);
-    client.room = false;
+    world.client.room = false;
     watch.add(recorder(newId(), { intervalMs: 2000 }));
-    await clock.tickAsync(315);
-    assert.deepEqual(client.reads, [], "the planned early read gave way");
+    await world.clock.tickAsync(315);
+    assert.deepEqual(world.client.reads, [], "the planned early read gave way");
     // Due now, through the lane, as the fixed pace reads a new wait's inbox at once (a timer of
     // 0 ms set while the fake clock ticks fires 1 ms later).
-    await clock.tickAsync(1);
-    assert.deepEqual(client.reads, [316]);
-    await clock.tickAsync(2000);
-    assert.deepEqual(client.reads, [316, 2316], "the early reads after it gave way");
+    await world.clock.tickAsync(1);
+    assert.deepEqual(world.client.reads, [316]);
+    await world.clock.tickAsync(2000);
+    assert.deepEqual(world.client.reads, [316, 2316], "the early reads after it gave way");
     assert.ok(watch.gaveWay >= 10, `gave way ${watch.gaveWay} times`);
   });
 
   it("should make a final read at once while an early read is planned and the rate limiter has no room", async function () {
     const watch = fastWatch(300);
-    client.room = false;
-    client.queued = 2;
+    world.client.room = false;
+    world.client.queued = 2;
     const w = recorder(newId(), { intervalMs: 5000 });
     const h = watch.add(w);
-    await clock.tickAsync(100);
+    await world.clock.tickAsync(100);
     h.finalRead();
-    await clock.tickAsync(0);
-    assert.deepEqual(client.reads, [100]);
+    await world.clock.tickAsync(0);
+    assert.deepEqual(world.client.reads, [100]);
     assert.deepEqual(w.finals, [undefined]);
   });
 
@@ -151,9 +101,9 @@ describe("unit: commands/inbox-watch, early reads on the fast pace", function ()
     const watch = fastWatch(undefined);
     const w = recorder(newId(), { intervalMs: 1000 });
     watch.add(w);
-    client.marker("COMMAND_START", w.commandId, T0 + 100);
-    client.marker("COMMAND_FAULT", w.commandId, T0 + 400);
-    await clock.tickAsync(1000);
+    world.client.marker("COMMAND_START", w.commandId, T0 + 100);
+    world.client.marker("COMMAND_FAULT", w.commandId, T0 + 400);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(
       w.got.map(([name]) => name),
       ["COMMAND_START", "COMMAND_FAULT"],
@@ -163,31 +113,35 @@ describe("unit: commands/inbox-watch, early reads on the fast pace", function ()
 
   it("should make a final read asked for during a read right after it, though the rate limiter has no room", async function () {
     const watch = fastWatch(300);
-    client.room = false;
-    client.queued = 2;
+    world.client.room = false;
+    world.client.queued = 2;
     const w = recorder(newId(), { intervalMs: 5000 });
     const h = watch.add(w);
-    await clock.tickAsync(100);
-    client.hold = true;
+    await world.clock.tickAsync(100);
+    world.client.hold = true;
     h.finalRead();
-    await clock.tickAsync(50);
+    await world.clock.tickAsync(50);
     h.finalRead();
-    client.hold = false;
-    client.release();
-    await clock.tickAsync(0);
-    assert.deepEqual(client.reads, [100, 150]);
+    world.client.hold = false;
+    world.client.release();
+    await world.clock.tickAsync(0);
+    assert.deepEqual(world.client.reads, [100, 150]);
     assert.deepEqual(w.finals, [undefined]);
   });
 
   it("should plan a new wait's first read from its own command after the last wait ended with an early read planned", async function () {
     const watch = fastWatch(300);
     const h = watch.add(recorder(newId(), { intervalMs: 1000 }));
-    await clock.tickAsync(340);
-    assert.deepEqual(client.reads, [315]);
+    await world.clock.tickAsync(340);
+    assert.deepEqual(world.client.reads, [315]);
     h.stop();
-    await clock.tickAsync(4660);
+    await world.clock.tickAsync(4660);
     watch.add(recorder(newId(), { intervalMs: 1000 }));
-    await clock.tickAsync(340);
-    assert.deepEqual(client.reads, [315, 5315], "not at once for the plan of the wait that ended");
+    await world.clock.tickAsync(340);
+    assert.deepEqual(
+      world.client.reads,
+      [315, 5315],
+      "not at once for the plan of the wait that ended",
+    );
   });
 });

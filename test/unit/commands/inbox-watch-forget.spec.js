@@ -3,102 +3,52 @@
 // and markers nobody claimed are dropped after 10 minutes.
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
-const { lib } = require("../../support/lib");
+const { T0, inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
-const { InboxWatch } = lib("commands/inbox-watch");
-
-const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0xa00000 + ++serial).toString(16).padStart(24, "0")}`;
-
-function fakeClient() {
-  const c = {
-    events: [],
-    requests: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    marker(status, ref, at = Date.now()) {
-      const e = {
-        id: newId(),
-        creationDate: at,
-        elems: { cmd: { status, ...(ref ? { ref } : {}) } },
-      };
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      c.requests.push([Date.now() - T0, page.start, page.limit]);
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-  };
-  return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 60_000,
-    got: [],
-    onMarker: (event, name) => w.got.push([name, event.id]),
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
-  return w;
-}
+const fakes = inboxFakes({
+  idBase: 0xa00000,
+  intervalMs: 60_000,
+  request: (streamId, page) => [Date.now() - T0, page.start, page.limit],
+});
+const { newId, recorder } = fakes;
 
 describe("unit: commands/inbox-watch, what a watch forgets", function () {
-  let clock;
-  let client;
-  let watch;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-    watch = new InboxWatch(client, { streamId: "in" }, () => {});
-  });
-  afterEach(function () {
-    watch.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes);
 
   it("should not read again events forgotten 10 minutes after they were read, for a wait dated before them", async function () {
     const a = recorder(undefined, { since: T0 });
-    const ha = watch.add(a);
-    const m = client.marker("COMMAND_COMPLETE", undefined, T0 + 5);
+    const ha = world.watch.add(a);
+    const m = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 5);
     // The newest event read then, not a marker.
-    client.events.unshift({ id: newId(), creationDate: T0 + 10, elems: {} });
-    await clock.tickAsync(0);
+    world.client.events.unshift({ id: newId(), creationDate: T0 + 10, elems: {} });
+    await world.clock.tickAsync(0);
     assert.deepEqual(a.got, [["COMMAND_COMPLETE", m.id]]);
     ha.stop();
     // Another command keeps the inbox read, once a minute, past the 10 minutes.
-    await clock.tickAsync(60_000);
-    watch.add(recorder(newId()));
-    await clock.tickAsync(10 * 60_000);
+    await world.clock.tickAsync(60_000);
+    world.watch.add(recorder(newId()));
+    await world.clock.tickAsync(10 * 60_000);
     // A wait dated before that marker (restored after a restart, say) starts.
     const c = recorder(undefined, { since: T0 });
-    watch.add(c);
-    await clock.tickAsync(60_000);
+    world.watch.add(c);
+    await world.clock.tickAsync(60_000);
     assert.deepEqual(c.got, [], "handed once, to the first wait");
   });
 
   it("should keep a marker nobody claimed 10 minutes for a wait that starts later, then drop it", async function () {
-    watch.add(recorder(newId()));
+    world.watch.add(recorder(newId()));
     const ids = [newId(), newId()];
-    const kept = client.marker("COMMAND_COMPLETE", ids[0], T0 + 1);
-    client.marker("COMMAND_COMPLETE", ids[1], T0 + 2);
-    await clock.tickAsync(9 * 60_000);
+    const kept = world.client.marker("COMMAND_COMPLETE", ids[0], T0 + 1);
+    world.client.marker("COMMAND_COMPLETE", ids[1], T0 + 2);
+    await world.clock.tickAsync(9 * 60_000);
     const first = recorder(ids[0], { since: T0 });
-    watch.add(first);
+    world.watch.add(first);
     assert.deepEqual(first.got, [["COMMAND_COMPLETE", kept.id]], "kept 9 minutes");
     // The read at 10 minutes forgets the other.
-    await clock.tickAsync(60_000);
+    await world.clock.tickAsync(60_000);
     const second = recorder(ids[1], { since: T0 });
-    watch.add(second);
-    await clock.tickAsync(60_000);
+    world.watch.add(second);
+    await world.clock.tickAsync(60_000);
     assert.deepEqual(second.got, []);
   });
 });

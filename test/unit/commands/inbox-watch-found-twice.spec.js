@@ -8,74 +8,33 @@
 //     search, so it was listed twice, and claim() handed it to the wait twice.
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
+const { T0, inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
-const { InboxWatch } = lib("commands/inbox-watch");
 const { UnclaimedMarkers } = lib("commands/unclaimed-markers");
 const { markerOf } = lib("commands/markers");
 
-const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0xe00000 + ++serial).toString(16).padStart(24, "0")}`;
-
-function fakeClient() {
-  const c = {
-    events: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    async listEvents(streamId, page) {
-      return c.events.slice(page.start, page.start + page.limit).map((e) => ({ ...e }));
-    },
-  };
-  return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 60_000,
-    got: [],
-    onMarker: (event) => w.got.push(event.id),
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
-  return w;
-}
+const fakes = inboxFakes({ idBase: 0xe00000, intervalMs: 60_000, got: (event) => event.id });
+const { newId, recorder } = fakes;
 
 describe("unit: commands/inbox-watch, a marker handed once", function () {
-  let clock;
-  let client;
-  let watch;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-    watch = new InboxWatch(client, { streamId: "in" }, () => {});
-  });
-  afterEach(function () {
-    watch.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes);
 
   it("should not hand again a marker dated at the newest date a watch forgot", async function () {
     const a = recorder(undefined, { since: T0 });
-    const ha = watch.add(a);
+    const ha = world.watch.add(a);
     const m = { id: newId(), creationDate: T0 + 10, elems: { s: "COMMAND_COMPLETE" } };
-    client.events.unshift(m);
-    await clock.tickAsync(0);
+    world.client.events.unshift(m);
+    await world.clock.tickAsync(0);
     assert.deepEqual(a.got, [m.id]);
     ha.stop();
     // Another command keeps the inbox read once a minute past the 10 minutes it remembers.
-    await clock.tickAsync(60_000);
-    watch.add(recorder(newId()));
-    await clock.tickAsync(12 * 60_000);
+    await world.clock.tickAsync(60_000);
+    world.watch.add(recorder(newId()));
+    await world.clock.tickAsync(12 * 60_000);
     const c = recorder(undefined, { since: T0 });
-    watch.add(c);
-    await clock.tickAsync(60_000);
+    world.watch.add(c);
+    await world.clock.tickAsync(60_000);
     assert.deepEqual(c.got, [], "handed once already, to the first wait");
   });
 
@@ -99,17 +58,17 @@ describe("unit: commands/inbox-watch, a marker handed once", function () {
   });
 
   it("should hand such a marker, read before its wait started, to the wait once", async function () {
-    watch.add(recorder(newId(), { intervalMs: 1000 }));
+    world.watch.add(recorder(newId(), { intervalMs: 1000 }));
     const id = newId();
     const m = {
       id: newId(),
       creationDate: T0 + 10,
       elems: { cmd: { status: "COMMAND_COMPLETE", ref: id, log: `${"x".repeat(600)} ${id}` } },
     };
-    client.events.unshift(m);
-    await clock.tickAsync(0);
+    world.client.events.unshift(m);
+    await world.clock.tickAsync(0);
     const w = recorder(id, { since: T0 });
-    watch.add(w);
+    world.watch.add(w);
     assert.deepEqual(w.got, [m.id]);
   });
 });

@@ -5,54 +5,26 @@
 // events, then an overrun told to the observer).
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
-const { lib } = require("../../support/lib");
+const { T0, inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
-const { InboxWatch } = lib("commands/inbox-watch");
-
-const T0 = 1_700_000_000_000;
-let serial = 0;
-const newId = () => `e${(0x600000 + ++serial).toString(16).padStart(24, "0")}`;
+const fakes = inboxFakes({
+  idBase: 0x600000,
+  got: (event) => event.id,
+  request: (streamId, page) => [page.start, page.limit],
+});
+const { newId, recorder } = fakes;
 
 /**
  * An inbox served newest first; `ignoresStart` serves every page from the top, `cap` serves at
- * most that many events a page. Each request is recorded as [start, limit].
+ * most that many events a page. Each request is recorded as [start, limit]. Its `event()` and
+ * `marker()` take the date before the id named.
  */
-function fakeClient({ ignoresStart = false, cap = Infinity } = {}) {
-  const c = {
-    events: [],
-    requests: [],
-    limiter: { hasRoomForEarlyPoll: () => true, queuedIn: () => 0 },
-    event(status, at, ref) {
-      return { id: newId(), creationDate: at, elems: { cmd: { status, ...(ref ? { ref } : {}) } } };
-    },
-    marker(status, at, ref) {
-      const e = c.event(status, at, ref);
-      c.events.unshift(e);
-      return e;
-    },
-    async listEvents(streamId, page) {
-      c.requests.push([page.start, page.limit]);
-      const start = ignoresStart ? 0 : page.start;
-      const n = Math.min(page.limit, cap);
-      return c.events.slice(start, start + n).map((e) => ({ ...e }));
-    },
-  };
+function fakeClient(serve) {
+  const c = fakes.fakeClient(serve);
+  const { event, marker } = c;
+  c.event = (status, at, ref) => event(status, ref, at);
+  c.marker = (status, at, ref) => marker(status, ref, at);
   return c;
-}
-
-function recorder(commandId, over = {}) {
-  const w = {
-    commandId,
-    since: Date.now(),
-    intervalMs: 1000,
-    got: [],
-    onMarker: (event) => w.got.push(event.id),
-    onError() {},
-    onFinalRead() {},
-    ...over,
-  };
-  return w;
 }
 
 function observer() {
@@ -63,23 +35,8 @@ function observer() {
 }
 
 describe("unit: commands/inbox-watch, pages of a read", function () {
-  let clock;
-  const watches = [];
-  const watchOf = (client) => {
-    const w = new InboxWatch(client, { streamId: "in" }, () => {});
-    watches.push(w);
-    return w;
-  };
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-  });
-  afterEach(function () {
-    for (const w of watches.splice(0)) w.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes, { client: false, watch: false });
+  const { watchOf } = world;
 
   it("should end a read on a server that ignores start after two pages with nothing new, and read as deep the next time", async function () {
     const client = fakeClient({ ignoresStart: true });
@@ -88,7 +45,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const a = client.marker("COMMAND_START", T0 - 2000);
     const b = client.marker("COMMAND_COMPLETE", T0 - 1000);
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [
       [0, 100],
       [2, 500],
@@ -97,7 +54,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     assert.deepEqual(w.got, [a.id, b.id]);
     client.requests.length = 0;
     const c = client.marker("COMMAND_START", T0 + 10);
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     // Not taken for what it read before: a page that stops above a hole. From the top, a full
     // page, on to two pages with nothing new again.
     assert.deepEqual(client.requests, [
@@ -116,7 +73,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const ids = [];
     for (let i = 0; i < 7; i++) ids.push(client.marker("COMMAND_START", T0 - 1000 + i).id);
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [
       [0, 100],
       [3, 500],
@@ -125,7 +82,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     ]);
     assert.deepEqual(w.got, ids, "every marker, oldest first");
     client.requests.length = 0;
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 10]], "the next read stops at what it read");
     assert.equal(o.overruns, 0);
   });
@@ -137,7 +94,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const old = client.marker("COMMAND_START", T0 - 6000);
     const top = client.marker("COMMAND_START", T0 + 1000);
     watch.add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(w.got, [old.id, top.id]);
     client.requests.length = 0;
     // The server's clock stepped back: two events land below the top one read before, one
@@ -147,7 +104,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     client.events.splice(1, 0, stepped);
     client.events.splice(3, 0, past);
     const fresh = client.marker("COMMAND_START", T0 + 2000);
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 10]], "one small page, no request more");
     assert.deepEqual(w.got, [old.id, top.id, stepped.id, fresh.id]);
   });
@@ -158,13 +115,13 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const watch = watchOf(client);
     const first = recorder(newId(), { since: T0 - 10_000 });
     const h = watch.add(first);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     client.requests.length = 0;
     const b = newId();
     const bAnswer = client.marker("COMMAND_COMPLETE", T0 + 400, b);
     client.marker("COMMAND_START", T0 + 450, newId());
     client.marker("COMMAND_COMPLETE", T0 + 460, first.commandId);
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 10]], "one request: its page answered the only wait");
     assert.equal(first.got.length, 1);
     h.stop();
@@ -172,7 +129,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const second = recorder(b, { since: T0 + 300 });
     watch.add(second);
     client.requests.length = 0;
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [
       [0, 100],
       [2, 500],
@@ -186,12 +143,12 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const w = recorder(undefined, { since: T0 - 60_000 });
     for (let i = 0; i < 10; i++) client.marker("COMMAND_START", T0 - 1000 + i);
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     client.requests.length = 0;
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 100]]);
     client.requests.length = 0;
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 10]], "after a read with nothing new, a small one");
   });
 
@@ -200,9 +157,9 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const w = recorder(undefined, { since: T0 - 60_000 });
     for (let i = 0; i < 9; i++) client.marker("COMMAND_START", T0 - 1000 + i);
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     client.requests.length = 0;
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(client.requests, [[0, 10]]);
   });
 
@@ -212,7 +169,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     const edge = client.marker("COMMAND_COMPLETE", T0 - 5000, w.commandId);
     for (let i = 0; i < 200; i++) client.events.push(client.event("COMMAND_START", T0 - 6000 - i));
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.deepEqual(client.requests, [[0, 100]], "one page: the rest is older");
     assert.deepEqual(w.got, [edge.id], "its answer dated 5 s before it is read");
   });
@@ -230,10 +187,10 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
       return out;
     };
     watchOf(client).add(w);
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.equal(w.got.length, 150, "the five that landed are left for the next read");
     assert.equal(new Set(w.got).size, 150);
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     assert.equal(w.got.length, 155);
     assert.equal(new Set(w.got).size, 155);
   });
@@ -255,7 +212,7 @@ describe("unit: commands/inbox-watch, pages of a read", function () {
     };
     const o = observer();
     watchOf(client).add(recorder(undefined, { since: T0 - 200_000, observer: o }));
-    await clock.tickAsync(0);
+    await world.clock.tickAsync(0);
     assert.equal(requests.length, 201);
     assert.deepEqual(requests[0], [0, 100]);
     assert.deepEqual(requests[200], [99_600, 500]);

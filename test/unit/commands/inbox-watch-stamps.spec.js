@@ -5,15 +5,13 @@
 // (issue 35, the stamps property).
 "use strict";
 const assert = require("node:assert/strict");
-const FakeTimers = require("@sinonjs/fake-timers");
 const { lib } = require("../../support/lib");
 
 const { InboxWatch } = lib("commands/inbox-watch");
 const { ClockSteps } = lib("commands/clock-steps");
 
-const { inboxFakes } = require("../../support/inbox-fakes");
+const { T0, inboxFakes, watchWorld } = require("../../support/inbox-fakes");
 
-const T0 = 1_700_000_000_000;
 const fakes = inboxFakes({ idBase: 0x500000 });
 const { newId, fakeClient } = fakes;
 /** A wait on a command with an id its markers do not name; `undated` gets [id, step] pairs. */
@@ -24,88 +22,74 @@ function recorder(over = {}) {
 }
 
 describe("unit: commands/inbox-watch, markers that name no command on a server whose clock steps", function () {
-  let clock;
-  let client;
-  let watch;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-    watch = new InboxWatch(client, { streamId: "in" }, () => {});
-  });
-  afterEach(function () {
-    watch.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes);
 
   it("should not give a wait a result read before its command was sent, however it is dated", async function () {
     // The first command's answer, dated 1 ms before it: no date gives it to its own wait.
     const first = recorder({ since: T0 + 5000, sentAt: T0 });
-    watch.add(first);
-    const early = client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
-    await clock.tickAsync(1000);
+    world.watch.add(first);
+    const early = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(first.got, []);
     // A later command, dated before that answer: by date alone the answer would be its own.
     const later = recorder({ since: T0 + 2000, sentAt: Date.now() });
-    watch.add(later);
-    await clock.tickAsync(0);
+    world.watch.add(later);
+    await world.clock.tickAsync(0);
     assert.deepEqual(later.got, [], "read before the later command was sent");
-    const own = client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
-    await clock.tickAsync(1000);
+    const own = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(later.got, [["COMMAND_COMPLETE", own.id]]);
     assert.notEqual(own.id, early.id);
   });
 
   it("should give a wait without a known send time a result by date, as before", async function () {
-    watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
-    const early = client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
-    await clock.tickAsync(1000);
+    world.watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
+    const early = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 4999);
+    await world.clock.tickAsync(1000);
     const later = recorder({ since: T0 + 2000 });
-    watch.add(later);
+    world.watch.add(later);
     assert.deepEqual(later.got, [["COMMAND_COMPLETE", early.id]]);
   });
 
   it("should let a live result go past a wait sent after it was read, to the next wait by date", async function () {
     const a = recorder({ since: T0 + 100, sentAt: T0 });
-    watch.add(a);
-    await clock.tickAsync(0);
+    world.watch.add(a);
+    await world.clock.tickAsync(0);
     // A second wait whose command left 1 s later, dated (by the server's clock) at T0 + 50.
-    clock.setSystemTime(T0 + 1000);
-    const result = client.marker("COMMAND_COMPLETE", undefined, T0 + 150);
-    await clock.tickAsync(1000);
+    world.clock.setSystemTime(T0 + 1000);
+    const result = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 150);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(a.got, [["COMMAND_COMPLETE", result.id]]);
   });
 
   it("should take nothing by date for a command dated before one made before it left, and tell it of each result", async function () {
     const earlier = recorder({ since: T0 + 3000, sentAt: T0, madeBy: T0 + 10, dated: true });
-    watch.add(earlier);
-    await clock.tickAsync(0);
+    world.watch.add(earlier);
+    await world.clock.tickAsync(0);
     // The server's clock steps back 3 s: a command sent at T0 + 50 is dated T0 + 50.
     const later = recorder({ since: T0 + 50, sentAt: T0 + 50, madeBy: T0 + 60, dated: true });
-    watch.add(later);
-    const old = client.marker("COMMAND_COMPLETE", undefined, T0 + 2990);
-    await clock.tickAsync(1000);
+    world.watch.add(later);
+    const old = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 2990);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(later.got, [], "the earlier command's answer by date: not taken");
     assert.deepEqual(later.undated, [[old.id, 2950]]);
     // The earlier wait's own dates are the server's before the step: it may take what is after.
-    const own = client.marker("COMMAND_COMPLETE", undefined, T0 + 3010);
-    await clock.tickAsync(1000);
+    const own = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 3010);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(earlier.got, [["COMMAND_COMPLETE", own.id]]);
   });
 
   it("should take markers that name its id after a step, as always", async function () {
-    watch.add(recorder({ since: T0 + 3000, sentAt: T0, madeBy: T0 + 10, dated: true }));
+    world.watch.add(recorder({ since: T0 + 3000, sentAt: T0, madeBy: T0 + 10, dated: true }));
     const later = recorder({ since: T0 + 50, sentAt: T0 + 50, madeBy: T0 + 60, dated: true });
-    watch.add(later);
+    world.watch.add(later);
     const e = {
       id: newId(),
       creationDate: T0 + 100,
       elems: { cmd: { status: "COMMAND_COMPLETE", ref: later.commandId } },
     };
-    client.events.unshift(e);
-    await clock.tickAsync(1000);
+    world.client.events.unshift(e);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(later.got, [["COMMAND_COMPLETE", e.id]]);
     assert.deepEqual(later.undated, []);
   });
@@ -176,16 +160,7 @@ describe("unit: commands/clock-steps", function () {
 });
 
 describe("unit: commands/inbox-watch, an inbox refused for good", function () {
-  let clock;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-  });
-  afterEach(function () {
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes, { client: false, watch: false });
 
   it("should tell each wait still pending once, and not a wait that another's end stopped", async function () {
     const { EdgeError } = lib("api/errors");
@@ -209,7 +184,7 @@ describe("unit: commands/inbox-watch, an inbox refused for good", function () {
     handles.first = watch.add(ending("first", () => handles.second.stop()));
     handles.second = watch.add(ending("second"));
     handles.third = watch.add(ending("third"));
-    await clock.tickAsync(1000);
+    await world.clock.tickAsync(1000);
     watch.close();
     assert.deepEqual(errors, [
       ["first", "not-found"],
@@ -219,110 +194,82 @@ describe("unit: commands/inbox-watch, an inbox refused for good", function () {
 });
 
 describe("unit: commands/inbox-watch, what a cancelled wait was handed", function () {
-  let clock;
-  let client;
-  let watch;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-    watch = new InboxWatch(client, { streamId: "in" }, () => {});
-  });
-  afterEach(function () {
-    watch.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes);
 
   it("should give a cancelled wait's markers to the same wait resumed, and an ended wait's to none", async function () {
     const id = newId();
     const first = fakes.recorder(id, { since: T0 });
-    const h = watch.add(first);
-    const done = client.marker("COMMAND_COMPLETE", id, T0 + 10);
-    await clock.tickAsync(1000);
+    const h = world.watch.add(first);
+    const done = world.client.marker("COMMAND_COMPLETE", id, T0 + 10);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(first.got, [["COMMAND_COMPLETE", done.id]]);
     // A deploy stops the node while the wait holds its result: cancelled, it gives it back.
     h.stop(true);
     const resumed = fakes.recorder(id, { since: T0 });
-    const h2 = watch.add(resumed);
+    const h2 = world.watch.add(resumed);
     assert.deepEqual(resumed.got, [["COMMAND_COMPLETE", done.id]]);
     // Ended by it, a wait gives nothing back.
     h2.stop();
     const again = fakes.recorder(id, { since: T0 });
-    watch.add(again);
+    world.watch.add(again);
     assert.deepEqual(again.got, []);
   });
 
   it("should give a marker handed by date back for a wait by date, not to one sent after it was read", async function () {
     const w = recorder({ since: T0, sentAt: T0 });
-    const h = watch.add(w);
-    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 10);
-    await clock.tickAsync(1000);
+    const h = world.watch.add(w);
+    const done = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 10);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]]);
     h.stop(true);
     const later = recorder({ since: T0, sentAt: Date.now() });
-    watch.add(later);
+    world.watch.add(later);
     assert.deepEqual(later.got, [], "read before the later command left");
     const resumed = recorder({ since: T0, sentAt: T0 });
-    watch.add(resumed);
+    world.watch.add(resumed);
     assert.deepEqual(resumed.got, [["COMMAND_COMPLETE", done.id]]);
   });
 });
 
 describe("unit: commands/inbox-watch, an event dated past what a steady clock could give it", function () {
-  let clock;
-  let client;
-  let watch;
-  beforeEach(function () {
-    clock = FakeTimers.install({
-      now: T0,
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
-    client = fakeClient();
-    watch = new InboxWatch(client, { streamId: "in" }, () => {});
-  });
-  afterEach(function () {
-    watch.close();
-    clock.uninstall();
-  });
+  const world = watchWorld(fakes);
 
   it("should take nothing by date for a command read 0 ms after its send with an answer dated 2.4 s after it", async function () {
     // Another system's answer, written before the server's clock stepped back 3 s.
-    const old = client.marker("COMMAND_COMPLETE", undefined, T0 + 1900);
+    const old = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 1900);
     const w = recorder({ since: T0 - 539, sentAt: T0, dated: true });
-    watch.add(w);
-    await clock.tickAsync(0);
+    world.watch.add(w);
+    await world.clock.tickAsync(0);
     assert.deepEqual(w.got, []);
     assert.deepEqual(w.undated, [[old.id, 2439]]);
   });
 
   it("should take nothing by date after an event read before its send and dated after its command", async function () {
-    watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
-    client.marker("COMMAND_START", undefined, T0 + 4000);
-    await clock.tickAsync(1000);
+    world.watch.add(recorder({ since: T0 + 5000, sentAt: T0 }));
+    world.client.marker("COMMAND_START", undefined, T0 + 4000);
+    await world.clock.tickAsync(1000);
     const w = recorder({ since: T0 + 2000, sentAt: Date.now(), dated: true });
-    watch.add(w);
-    const next = client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
-    await clock.tickAsync(1000);
+    world.watch.add(w);
+    const next = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 2100);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(w.got, []);
     assert.deepEqual(w.undated, [[next.id, 2000]]);
   });
 
   it("should take by date an answer dated within 10 ms past the time that passed, and not one dated 11 ms past it", async function () {
     const w = recorder({ since: T0, sentAt: T0, dated: true });
-    watch.add(w);
-    await clock.tickAsync(0);
+    world.watch.add(w);
+    await world.clock.tickAsync(0);
     // Read at T0 + 1000, 1 s after the send: dated 10 ms further on than that, at most.
-    const done = client.marker("COMMAND_COMPLETE", undefined, T0 + 1010);
-    await clock.tickAsync(1000);
+    const done = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 1010);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(w.got, [["COMMAND_COMPLETE", done.id]]);
     assert.deepEqual(w.undated, []);
     const other = recorder({ since: T0 + 2000, sentAt: Date.now(), dated: true });
-    watch.add(other);
-    await clock.tickAsync(0);
-    const ahead = client.marker("COMMAND_COMPLETE", undefined, T0 + 3011);
-    await clock.tickAsync(1000);
+    world.watch.add(other);
+    await world.clock.tickAsync(0);
+    const ahead = world.client.marker("COMMAND_COMPLETE", undefined, T0 + 3011);
+    await world.clock.tickAsync(1000);
     assert.deepEqual(other.got, []);
     assert.deepEqual(other.undated, [[ahead.id, 11]]);
   });

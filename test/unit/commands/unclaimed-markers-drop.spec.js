@@ -4,16 +4,11 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
+const { itemsOf } = require("../../support/unclaimed-items");
 
 const { UnclaimedMarkers } = lib("commands/unclaimed-markers");
-const { markerOf } = lib("commands/markers");
 
-let serial = 0;
-function item(elems, { date = 1000, readAt = 0, named = false } = {}) {
-  const event = { id: `e${String(++serial).padStart(24, "0")}`, creationDate: date, elems };
-  return { marker: markerOf(event), date, readAt, named, claimed: false, lengths: new Set() };
-}
-const refs = (items) => items.map((i) => i.marker.event.elems.ref);
+const { item, refs } = itemsOf();
 
 describe("unit: commands/unclaimed-markers, drops", function () {
   it("should still find the other markers that hold an id when one of them is dropped", function () {

@@ -4,16 +4,11 @@
 "use strict";
 const assert = require("node:assert/strict");
 const { lib } = require("../../support/lib");
+const { itemsOf } = require("../../support/unclaimed-items");
 
 const { UnclaimedMarkers } = lib("commands/unclaimed-markers");
-const { markerOf } = lib("commands/markers");
 
-let serial = 0;
-function item(elems, { date = 1000, readAt = 0, named = false } = {}) {
-  const event = { id: `e${String(++serial).padStart(24, "0")}`, creationDate: date, elems };
-  return { marker: markerOf(event), date, readAt, named, claimed: false, lengths: new Set() };
-}
-const ids = (items) => items.map((i) => i.marker.event.elems.ref);
+const { item, refs: ids } = itemsOf();
 
 describe("unit: commands/unclaimed-markers", function () {
   it("should find a marker by an id it holds whole or inside a longer string, oldest first", function () {
