@@ -12,7 +12,12 @@ const path = require("node:path");
 const { startDemo } = require("../support/demo");
 const { startProxy } = require("../support/proxy");
 const { tempDir } = require("../support/temp");
-const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
+const {
+  deployInEditor,
+  openEditorPage,
+  requireChromium,
+  showTab: showBrowserTab,
+} = require("../support/browser");
 const { exampleNodes } = require("../support/examples");
 const { FLOW_TYPES } = require("../support/node-types");
 
@@ -963,7 +968,7 @@ describe("the editor in a browser", function () {
     await page.locator("#node-input-device").fill("other-board");
     await closeEditor("#node-dialog-ok");
 
-    await page.locator("#red-ui-header-button-deploy").click();
+    await deployInEditor(page);
     const deployed = await waitForFlows((flows) =>
       flows.find((n) => n.type === "edge-account" && n.name === "typed in the browser"),
     );
@@ -988,7 +993,7 @@ describe("the editor in a browser", function () {
         RED.nodes.import([{ id: "b0a7c0de00000031", type: "http proxy", name: "plant", url }]);
         RED.nodes.dirty(true);
       }, proxy.url);
-      await page.locator("#red-ui-header-button-deploy").click();
+      await deployInEditor(page);
       await waitForFlows((flows) => flows.find((n) => n.id === "b0a7c0de00000031"));
       const read = nodes.find((n) => n.type === "edge-device-state");
       await openEditor(read);
@@ -1011,7 +1016,7 @@ describe("the editor in a browser", function () {
         RED.nodes.remove("b0a7c0de00000031");
         RED.nodes.dirty(true);
       });
-      await page.locator("#red-ui-header-button-deploy").click();
+      await deployInEditor(page);
       await waitForFlows((flows) => !flows.some((n) => n.id === "b0a7c0de00000031"));
     } finally {
       await proxy.close();
@@ -1221,7 +1226,7 @@ describe("the editor in a browser", function () {
     });
     assert.deepEqual(accounts, [account.id], "the examples share the one account set up");
 
-    await page.locator("#red-ui-header-button-deploy").click();
+    await deployInEditor(page);
     await waitForFlows(
       (flows) => flows.filter((n) => n.type === "tab").length >= files.length && flows,
     );

@@ -9,7 +9,12 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { startDemo } = require("../support/demo");
-const { openEditorPage, requireChromium, showTab: showBrowserTab } = require("../support/browser");
+const {
+  deployInEditor,
+  openEditorPage,
+  requireChromium,
+  showTab: showBrowserTab,
+} = require("../support/browser");
 
 const ROOT = path.join(__dirname, "..", "..");
 const MODULE = require("../../package.json").name;
@@ -272,7 +277,7 @@ describe("the fleet command's dialog in a browser", function () {
     await page.locator("#node-dialog-ok").click();
     await page.waitForSelector("#node-dialog-ok", { state: "detached" });
 
-    await page.locator("#red-ui-header-button-deploy").click();
+    await deployInEditor(page);
     const deadline = Date.now() + 30000;
     let saved;
     while (!saved) {

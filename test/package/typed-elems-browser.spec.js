@@ -9,7 +9,7 @@
 /* global document, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const { startDemo } = require("../support/demo");
-const { openEditorPage, requireChromium, showTab } = require("../support/browser");
+const { deployInEditor, openEditorPage, requireChromium, showTab } = require("../support/browser");
 
 const WAIT = 20000;
 const ACCOUNT = "e5a1c0de00000001";
@@ -126,7 +126,7 @@ describe("a watch wired to a send with typed Elems, in a browser", function () {
     await page.waitForSelector("#node-dialog-ok", { state: "detached" });
     assert.equal(await page.evaluate((id) => RED.nodes.node(id).elems, SEND), ELEMS);
 
-    await page.locator("#red-ui-header-button-deploy").click();
+    await deployInEditor(page);
     const deadline = Date.now() + WAIT;
     for (;;) {
       const flows = await fetch(`${demo.editorUrl}flows`).then((r) => r.json());

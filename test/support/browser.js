@@ -95,4 +95,21 @@ async function showTab(page, label) {
   await page.waitForSelector(active);
 }
 
-module.exports = { CHROMIUM, requireChromium, openEditorPage, showTab };
+/**
+ * Clicks Deploy as a person does, once the editor has enabled the button, and waits for the
+ * editor's POST of the flows to be answered. A click made while the button was still disabled
+ * (the dialog just closed, the change not yet counted) did nothing, and a spec waited 20 s for a
+ * deploy that never went out (typed-elems-browser.spec.js in CI, beside the other e2e specs).
+ */
+async function deployInEditor(page, timeout = 30_000) {
+  await page.waitForSelector("#red-ui-header-button-deploy:not(.disabled)", { timeout });
+  const answered = page.waitForResponse(
+    (r) => r.request().method() === "POST" && new URL(r.url()).pathname.endsWith("/flows"),
+    { timeout },
+  );
+  await page.locator("#red-ui-header-button-deploy").click();
+  const response = await answered;
+  if (!response.ok()) throw new Error(`the editor's deploy was answered ${response.status()}`);
+}
+
+module.exports = { CHROMIUM, requireChromium, openEditorPage, showTab, deployInEditor };
