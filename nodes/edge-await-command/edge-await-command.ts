@@ -87,8 +87,7 @@ function commandOf(
   // A Function node's hand-built reference may have no date, an ISO one or null: the server's
   // date of a command this runtime sent, else it waits from when it came, as a saved wait can be
   // read back after a deploy or a restart (command-time.ts).
-  const date =
-    dateOf(ref.creationDate) ?? (id !== undefined ? sentCommands.createdAt(id) : undefined);
+  const date = commandDate(ref.creationDate, id);
   const since = sinceOf(date, id !== undefined, now);
   if (since === undefined) {
     // A date without an id, a day or more from our clock: no date could say whose a marker is.
@@ -100,26 +99,28 @@ function commandOf(
   return { ref: { ...(c as CommandRef), id }, since, dated };
 }
 
+/** A field of msg.command, whatever msg.command holds. */
+function commandField(msg: NodeMessageInFlow, key: "creationDate" | "sentAt"): unknown {
+  const c: unknown = msg.command;
+  return typeof c === "object" && c !== null ? (c as Record<string, unknown>)[key] : undefined;
+}
+
+/** The command's date: msg.command's, else the server's for a command this runtime sent. */
+function commandDate(given: unknown, id: string | undefined): number | undefined {
+  return dateOf(given) ?? (id !== undefined ? sentCommands.createdAt(id) : undefined);
+}
+
 /**
  * Whether a saved wait's `since` is its command's date as the server gave it, as commandOf
  * decided when it started: comparable with other commands' dates (clock-steps.ts).
  */
 function datedAgain(msg: NodeMessageInFlow, id: string | undefined, since: number): boolean {
-  if (id === undefined) return false;
-  const c: unknown = msg.command;
-  const given =
-    typeof c === "object" && c !== null
-      ? (c as { creationDate?: unknown }).creationDate
-      : undefined;
-  return (dateOf(given) ?? sentCommands.createdAt(id)) === since;
+  return id !== undefined && commandDate(commandField(msg, "creationDate"), id) === since;
 }
 
 /** The wait's `sentAt` (command-time.ts, sentAtOf), as a field to spread, or none. */
 function sentAtField(msg: NodeMessageInFlow, id: string | undefined): { sentAt?: number } {
-  const c: unknown = msg.command;
-  const given =
-    typeof c === "object" && c !== null ? (c as { sentAt?: unknown }).sentAt : undefined;
-  const sentAt = sentAtOf(given, id, Date.now());
+  const sentAt = sentAtOf(commandField(msg, "sentAt"), id, Date.now());
   return sentAt !== undefined ? { sentAt } : {};
 }
 

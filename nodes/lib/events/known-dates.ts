@@ -18,14 +18,18 @@ export class KnownDates {
   private readonly dates = new Map<string, { date: number; elems: string }>();
 
   /**
-   * The date the event `id` holding `elems` (as JSON) had when first listed, remembering `date`
-   * when it is new: new too when the id was listed before with other elems (another event).
+   * The date the event `id` had when first listed, remembering `date` when it is new: new too
+   * when the id was listed before with other elems (another event). `elems` gives its elems as
+   * JSON, asked only when the id is known at another date or is new: most events are listed at
+   * the date they had, read after read, and need no JSON.
    */
-  first(id: string, date: number, elems: string): number {
+  first(id: string, date: number, elems: () => string): number {
     const known = this.dates.get(id);
-    if (known !== undefined && known.elems === elems) return known.date;
+    if (known !== undefined && known.date === date) return date;
+    const json = elems();
+    if (known !== undefined && known.elems === json) return known.date;
     this.dates.delete(id);
-    this.dates.set(id, { date, elems });
+    this.dates.set(id, { date, elems: json });
     if (this.dates.size > MAX_PER_STREAM) {
       for (const oldest of this.dates.keys()) {
         this.dates.delete(oldest);

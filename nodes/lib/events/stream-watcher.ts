@@ -281,10 +281,10 @@ class StreamWatch {
   /** Pages from the top until every entry is satisfied, the stream ends or the bound is hit. */
   private async list(group: Entry[]): Promise<Listing> {
     const listing: Listing = { events: [], oldest: Infinity, newest: -Infinity, ended: false };
-    // Each event's date as listed now: how far down the read went (listing.oldest) is where the
-    // server lists it, not where it is placed. An event re-dated to the top, placed at its first
-    // date, once ended a read above events it never listed, and the watch went past them without
-    // msg.gap (the redates property, seed 1 path 2).
+    // The date each re-dated event is listed at now: how far down the read went (listing.oldest)
+    // is where the server lists an event, not where it is placed. An event re-dated to the top,
+    // placed at its first date, once ended a read above events it never listed, and the watch
+    // went past them without msg.gap (the redates property, seed 1 path 2).
     const listedDate = new Map<DeviceEvent, number>();
     const seen = new Set<string>();
     // Enough for one request in the usual case: a position's page must reach past the events that
@@ -330,7 +330,7 @@ class StreamWatch {
         seen.add(id);
         const e = id === listed.id ? listed : { ...listed, id };
         const placed = this.placed(e);
-        listedDate.set(placed, e.creationDate);
+        if (placed !== e) listedDate.set(placed, e.creationDate);
         if (e.creationDate < listing.oldest) joins = true;
         fresh.push(placed);
       }
@@ -362,7 +362,7 @@ class StreamWatch {
 
   /** The event at the date it was first listed with (a copy when the server changed it). */
   private placed(e: DeviceEvent): DeviceEvent {
-    const known = this.knownDates.first(e.id, e.creationDate, elemsOf(e));
+    const known = this.knownDates.first(e.id, e.creationDate, () => elemsOf(e));
     if (known === e.creationDate) return e;
     this.redated = true;
     return { ...e, creationDate: known };
