@@ -491,7 +491,7 @@ const STEPS = {
  */
 function property(name, server, collect) {
   if (name === "network" && !server.simulate)
-    throw new Error('the "network" property runs only in the simulation: add --sim');
+    throw new Error('the "network" property runs only in the simulation (not with --wall)');
   const cmds = fc.commands(STEPS[name], {
     maxCommands:
       name === "watch" ||
@@ -561,7 +561,7 @@ async function runProperty(name, server, { numRuns, seed, path, endOnFailure = t
   };
   const out = await fc.check(property(name, server), params);
   if (!out.failed) return { seed: out.seed, failure: null, runs: out.numRuns };
-  const sim = server.simulate ? "--sim " : "";
+  const sim = server.simulate ? "" : "--wall ";
   const replay = `npm run fuzz -- ${sim}--property ${name} --seed=${out.seed} --path=${out.counterexamplePath}`;
   const [drawn, cmds] = out.counterexample ?? [];
   const schedule = cmds ? String(cmds) : "";
