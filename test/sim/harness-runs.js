@@ -137,6 +137,15 @@ const FOUND = [
       "looked for twice on the stream once its own answer comes",
   },
   {
+    name: "people",
+    seed: 9,
+    path: "89",
+    found:
+      "the same, where the read of the command stream that looks for the id twice was counted in " +
+      "the send's own budget and found it spent behind the rate limit: the send was taken as its " +
+      "id's own, and its wait took the lost command's COMPLETE",
+  },
+  {
     name: "capacity",
     seed: 20261128,
     path: "47",

@@ -69,6 +69,7 @@ export const ERROR_CODES = [
   "clock-stepped",
   "cancelled",
   "id-reused",
+  "id-unchecked",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

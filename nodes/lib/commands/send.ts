@@ -146,8 +146,10 @@ const LOOK_BACK = 100;
  * answer was lost, the server may give the id of the command that send made (which this runtime
  * never learned) to the next one, and a marker naming it could be either's (the fault harness's
  * people property in the simulation, seed 20261128, path 103: a wait took the earlier command's
- * COMPLETE). One read; a stream that cannot be read leaves the send as it is, since its command
- * was made and its id is most likely its own.
+ * COMPLETE). `id-unchecked` when the stream cannot be read: the command was made, but whether its
+ * id is its own cannot be told, and a wait for it could take the lost command's marker (seed 9,
+ * path 89: this read, counted in the send's own budget, found it spent behind the rate limit, and
+ * the send was taken as its own id's). The read has a budget of its own, retries included.
  */
 async function onStreamTwice(
   client: EdgeClient,
@@ -158,9 +160,15 @@ async function onStreamTwice(
 ): Promise<EdgeError | undefined> {
   let events: DeviceEvent[];
   try {
-    events = await client.listEventsByPath(path, { limit: LOOK_BACK }, { ...call, retries: 0 });
-  } catch {
-    return undefined;
+    const read: CallOptions = { ...call, since: undefined, deadline: undefined };
+    events = await client.listEventsByPath(path, { limit: LOOK_BACK }, read);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return new EdgeError(
+      "id-unchecked",
+      { id, device, detail },
+      { method: "GET", path, mayHaveBeenSent: true },
+    );
   }
   let seen = 0;
   for (const e of events) if (eventIdOf(e.id) === id) seen++;

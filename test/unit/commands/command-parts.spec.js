@@ -316,6 +316,79 @@ describe("unit: commands/send", function () {
     });
   });
 
+  /**
+   * A client of its own origin whose first POST to `pump` loses its answer after the server made
+   * the command; the second is answered with `id`; its :command stream is listed by `list`.
+   */
+  function afterLostAnswer(id, list) {
+    let posts = 0;
+    const c = fakeClient(() => {
+      if (++posts === 1)
+        throw new EdgeError("reset-uncertain", {}, { method: "POST", mayHaveBeenSent: true });
+      return { id, creationDate: 2 };
+    });
+    c.origin = `http://lost-${id}.test`;
+    c.reads = [];
+    c.listEventsByPath = async (path, query, call) => {
+      c.reads.push({ path, query, call });
+      return list();
+    };
+    return c;
+  }
+
+  it("should end id-reused when, after a send whose answer was lost, its id is on its stream twice", async function () {
+    const id = `twice-${Date.now()}`;
+    const client = afterLostAnswer(id, () => [{ id }, { id: "other" }, { id }]);
+    const names = new DeviceNames(client);
+    await assert.rejects(sendToDevice(client, names, "pump", {}, undefined, {}), {
+      code: "reset-uncertain",
+    });
+    await assert.rejects(sendToDevice(client, names, "pump", {}, undefined, {}), {
+      code: "id-reused",
+      mayHaveBeenSent: true,
+    });
+    assert.deepEqual(
+      client.reads.map((r) => [r.path, r.query.limit]),
+      [["/co/devices/pump/:command", 100]],
+    );
+  });
+
+  it("should keep a send whose id is on its stream once after a lost answer", async function () {
+    const id = `once-${Date.now()}`;
+    const client = afterLostAnswer(id, () => [{ id }, { id: "lost" }]);
+    const names = new DeviceNames(client);
+    await assert.rejects(sendToDevice(client, names, "pump", {}, undefined, {}));
+    const sent = await sendToDevice(client, names, "pump", {}, undefined, {});
+    assert.equal(sent.command.id, id);
+  });
+
+  it("should end id-unchecked, the command made, when its stream cannot be read after a lost answer; the read has a budget of its own", async function () {
+    // The fault harness (people, seed 9, path 89): the read, counted in the send's budget, was
+    // spent behind the rate limit, the send was taken as its id's own, and its wait took the
+    // lost command's COMPLETE.
+    const id = `unread-${Date.now()}`;
+    const client = afterLostAnswer(id, () => {
+      throw new Error("GET out of budget");
+    });
+    const names = new DeviceNames(client);
+    const call = { since: 5, deadline: { at: 7 }, retries: 2 };
+    await assert.rejects(sendToDevice(client, names, "pump", {}, undefined, call));
+    const err = await sendToDevice(client, names, "pump", {}, undefined, call).then(
+      () => assert.fail("the send was taken as its id's own"),
+      (e) => e,
+    );
+    assert.equal(err.code, "id-unchecked");
+    assert.equal(err.mayHaveBeenSent, true);
+    assert.deepEqual([err.params.id, err.params.device], [id, "pump"]);
+    assert.equal(err.params.detail, "GET out of budget");
+    const [read] = client.reads;
+    assert.deepEqual(
+      [read.call.since, read.call.deadline, read.call.retries],
+      [undefined, undefined, 2],
+      "the read counts its budget from its own start, retries included",
+    );
+  });
+
   it("should remember nothing of an answer without an event", async function () {
     const client = fakeClient(() => null);
     const sent = await sendToDevice(client, new DeviceNames(client), "pump", {}, undefined, {});
