@@ -70,6 +70,23 @@ const FOUND = [
   },
   {
     name: "stamps",
+    seed: 180,
+    path: "0",
+    found:
+      "a fleet device's POST cut off by a full deploy on a server whose clock was 6 s behind: the " +
+      "resumed job looked for the command in the send's time on our clock alone, did not see it " +
+      "(dated 6 s earlier) and sent the device again, which ran it twice",
+  },
+  {
+    name: "stamps",
+    seed: 186,
+    path: "198",
+    found:
+      "the same with two identical jobs back to back and a nodes deploy first: the device the " +
+      "deploy cut off ran three times for two jobs",
+  },
+  {
+    name: "stamps",
     seed: -268557450,
     path: "167",
     found:

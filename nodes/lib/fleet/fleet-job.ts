@@ -4,7 +4,8 @@
 // `sent` (with the command's id) after; the record is saved at both, the first save awaited by the
 // POST. Resumed after a redeploy or a restart, a `sent` device is awaited; a `sending` one is
 // looked for in its `:command` stream (lookUp): a command with the job's elems made in the send's
-// time, that this runtime did not send for anything else (sent-commands.ts). Its own, or the only
+// time (on the server's clock as the job's other commands showed it), that this runtime did not
+// send for anything else (sent-commands.ts). Its own, or the only
 // one of unknown sender, it is awaited as sent; none, it is looked for once more when the send's
 // request budget is over, since a server still makes a command whose request the close cut off;
 // still none, the server never took it and it is sent; two or more of unknown sender, or a stream
@@ -355,11 +356,17 @@ export class FleetJob {
     // the other one's, and whichever is this device's, its markers cannot be told apart.
     const times = new Map<string, number>();
     for (const e of events) times.set(e.id, (times.get(e.id) ?? 0) + 1);
+    // The window in the server's clock: ours, moved by how far the server's dates of this job's
+    // other commands were from our clock when they left (both ways, a step between them too).
+    // A server 6 s behind dated the command a cut-off POST made outside the window on our clock
+    // alone; the job took it for never made and sent the device again (the fault harness's
+    // stamps property, seed 180, path 0).
+    const [behind, ahead] = clockOffsets(this.record.devices);
     for (const e of events) {
       if (
         typeof e.creationDate !== "number" ||
-        e.creationDate < from - LOCAL_CLOCK_SKEW_MS ||
-        e.creationDate > landBy + LOCAL_CLOCK_SKEW_MS ||
+        e.creationDate < from + behind - LOCAL_CLOCK_SKEW_MS ||
+        e.creationDate > landBy + ahead + LOCAL_CLOCK_SKEW_MS ||
         !sameJson(e.elems, elems)
       )
         continue;
@@ -547,4 +554,22 @@ export function commandOf(
     ...(job.settings.ttl !== undefined ? { ttl: job.settings.ttl } : {}),
     sentAt: d.sentAt,
   };
+}
+
+/**
+ * How far the server's dates of the commands of `devices` were from our clock when each left
+ * (server date less our send time, for each device sent and dated by the server): the most
+ * behind (0 at most) and the most ahead (0 at least). 0 and 0 with none.
+ */
+export function clockOffsets(devices: readonly DeviceRecord[]): [number, number] {
+  let behind = 0;
+  let ahead = 0;
+  for (const d of devices) {
+    if (d.dated !== true || d.sentAt === undefined || d.since === undefined) continue;
+    const offset = d.since - d.sentAt;
+    if (!Number.isFinite(offset)) continue;
+    behind = Math.min(behind, offset);
+    ahead = Math.max(ahead, offset);
+  }
+  return [behind, ahead];
 }

@@ -137,6 +137,49 @@ describe("unit: fleet/fleet-job, a device looked for in its stream", function ()
     assert.equal(record.devices[0].dated, true);
   });
 
+  it("should move the window by how far the server dated the job's other commands from their sends, both ways", async function () {
+    // The fault harness (stamps, seed 180, path 0): a server 6 s behind dated the command of a
+    // POST cut off by a deploy outside the window on our clock alone; the job sent it again.
+    const dev = unique("dev");
+    const sentAt = T0 - 100;
+    const behind = 6000;
+    const client = standInClient({
+      list: () => [
+        cmd("too-early", sentAt - behind - SKEW - 1),
+        cmd("edge", sentAt - behind - SKEW),
+      ],
+    });
+    const record = jobRecord([
+      { device: dev, state: "sending", sentAt },
+      // Sent and dated by the server 6 s before our clock; another 2 s after (a step between).
+      {
+        device: unique("dev"),
+        state: "sent",
+        sentAt: T0 - 900,
+        since: T0 - 900 - behind,
+        dated: true,
+      },
+      {
+        device: unique("dev"),
+        state: "sent",
+        sentAt: T0 - 800,
+        since: T0 - 800 + 2000,
+        dated: true,
+      },
+      // Dated by our clock (no server date): no evidence of the server's.
+      { device: unique("dev"), state: "sent", sentAt: T0 - 700, since: T0 - 99_000, dated: false },
+    ]);
+    const { job, poller } = fleetJob(record, { client });
+    job.start();
+    await v.until(() => poller.waits.length >= 1);
+    assert.equal(client.posts.length, 0, "not sent again");
+    assert.equal(record.devices[0].commandId, "edge");
+    const { clockOffsets } = lib("fleet/fleet-job");
+    // The others' (the device found is now one too).
+    assert.deepEqual(clockOffsets(record.devices.slice(1)), [-behind, 2000]);
+    assert.deepEqual(clockOffsets([]), [0, 0]);
+  });
+
   it("should take the command this job sent the device over one of unknown sender, and skip another sender's", async function () {
     const dev = unique("dev");
     const record = jobRecord([{ device: dev, state: "sending", sentAt: T0 }]);
