@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the build, then one parallel mocha pass over every spec but the e2e ones.
 // `npm run test:e2e` (this script with --e2e): the build, then the e2e specs, in parallel but for
-// the serial ones (the tarball, its install, the fault harness and the first-command spec, which a
-// loaded parallel pass failed). Chained with `&&`, a failure in a first pass hid the second, and
+// the serial ones (the tarball, its install, the wall-clock harness and the first-command spec:
+// SERIAL below). Chained with `&&`, a failure in a first pass hid the second, and
 // nothing said it had not run (issue 37): each pass runs whatever the other did, and the end says
 // what ran and how it ended.
 // One spec alone: `npx mocha <file>` after `npm run build`.
@@ -20,6 +20,9 @@ const mocha = path.join(root, "node_modules", "mocha", "bin", "mocha.js");
  * timing. Everything else is `npm test`: unit specs, the simulation, and Node-RED in this process.
  */
 const E2E = [
+  // The longest first, so that mocha's workers start them first: the restart property waits out
+  // real stops, crashes and request budgets (about 2 min, a tenth of a CPU).
+  "test/fuzz/restarts.spec.js",
   "test/package/tarball.spec.js",
   "test/package/install.spec.js",
   "test/package/start.spec.js",
@@ -33,11 +36,17 @@ const E2E = [
   "test/nodes/*-restart.spec.js",
   "test/simulator/cli.spec.js",
 ];
-/** Of those, the ones a loaded parallel pass failed or slowed past their bounds: one at a time. */
+/**
+ * Of those, one at a time: the ones whose bounds are the wall clock's (the harness and its found
+ * schedules on real sockets, the first commands' timing), which a loaded parallel pass failed,
+ * and the two that keep both CPUs busy with npm (the tarball and its installs). The restart
+ * property and the differential check wait on real processes and sockets: in the parallel pass.
+ */
 const SERIAL = [
   "test/package/tarball.spec.js",
   "test/package/install.spec.js",
-  "test/fuzz/*.spec.js",
+  "test/fuzz/harness.spec.js",
+  "test/fuzz/regressions.spec.js",
   "test/reliability/first-commands.spec.js",
 ];
 
