@@ -433,7 +433,7 @@ const STEPS = {
     pauseArb,
   ],
   // Every transport outcome of the simulated network (issue 36) on commands, fleet sends, merges,
-  // listings and the awaits' polls; simulation only (npm run fuzz -- --sim --property network).
+  // listings and the awaits' polls; simulation only (npm run fuzz -- --property network).
   network: [
     sendArb,
     sendArb,

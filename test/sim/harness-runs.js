@@ -2,7 +2,7 @@
 // them (harness-commands, harness-flows, harness-streams and harness-found in test/sim/), so that
 // mocha's workers run them side by side: one file of every property took two of npm test's four
 // minutes in one worker. The same schedules, nodes and invariants as test/fuzz/harness.spec.js, on
-// virtual time and the in-process network, where the printed `npm run fuzz -- --sim --property
+// virtual time and the in-process network, where the printed `npm run fuzz -- --property
 // <name> --seed=<S> --path=<P>` replays a failure exactly. SIM_RUNS sets the runs per property
 // (200 by default: 2,800 schedules in `npm test`), on one seed (SEED below). Each schedule it
 // found failing is replayed by name (FOUND), with the defect it showed.
@@ -203,7 +203,7 @@ function itKeepsInvariants(world, names) {
       // world replays a schedule exactly, and a suite whose schedules change with each run fails
       // one commit for another's defect. New schedules are searched with FUZZ_SEED=random (drawn
       // here, on the wall clock: inside the world the date and Math.random are the world's) or
-      // `npm run fuzz -- --sim --runs N`, which draws a seed (docs/reliability.md).
+      // `npm run fuzz -- --runs N`, which draws a seed (docs/reliability.md).
       const seed =
         process.env.FUZZ_SEED === "random"
           ? (Date.now() ^ (Math.random() * 2 ** 32)) | 0

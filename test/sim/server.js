@@ -17,7 +17,7 @@ const SIM_URL = "http://fuzz.sim";
 /**
  * What the nodes' process remembers across flows (ids of commands it sent, answer times its
  * account learned, the sidebar's lists), forgotten before each schedule: a schedule then runs as
- * its replay runs in a new process (`npm run fuzz -- --sim --seed S --path P`), whatever ran
+ * its replay runs in a new process (`npm run fuzz -- --seed S --path P`), whatever ran
  * before it. The ids of the world's server count from 1 again for the same reason.
  */
 function forgetRuntimeMemory() {
