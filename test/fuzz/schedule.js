@@ -503,9 +503,43 @@ class Together {
   }
 }
 
-/** Waits until `done()` or `until` (a time), looking every 20 ms. */
+/** The watch node's Interval in the harness's flows (flow.js). */
+const WATCH_INTERVAL_MS = 250;
+/**
+ * The longest Retry-After that the capacity property's faults on a watch's read ask (behindArb:
+ * zero, small "1", a date 1 s on; server.js). Other properties' faults can ask more; the bound
+ * below only ever lengthens the settle, so there it is at worst no longer than before.
+ */
+const WATCH_RETRY_AFTER_MS = 1000;
+
+/**
+ * When the watch reads again at the latest after the faulted reads that ended the schedule, as
+ * docs/watch-events.md (Failures) promises: n failed reads in a row put the next one an Interval
+ * plus 1, 2, 4 ... Intervals (n - 1 doublings, at most a minute) or the Retry-After, whichever is
+ * longer, after the last one was due. The run of faulted telemetry reads at the end of the
+ * server's log bounds n from above (a late answer inside the Timeout is a success; a client retry
+ * is a request of its own), so this is never earlier than the watch's own next read. No faulted
+ * read at the end: -Infinity. Found by the capacity property (seeds 251, 260, 263): four failed
+ * reads in a row put the next read 2.25 s after the fourth, past the settle's former fixed
+ * window, and the events the stream still held were counted as never delivered, though the
+ * watch's next read delivered every one (the first with msg.gap).
+ */
+function watchRetryBound(log) {
+  const telemetry = encodeURIComponent("/fuzz/telemetry");
+  const reads = log.requests.filter(
+    (r) => r.method === "GET" && !r.other && r.query.includes(telemetry),
+  );
+  let n = 0;
+  while (n < reads.length && reads[reads.length - 1 - n].fault !== undefined) n++;
+  if (n === 0) return -Infinity;
+  const backoff = Math.min(WATCH_INTERVAL_MS * 2 ** (n - 1), 60_000);
+  return reads[reads.length - 1].t + WATCH_INTERVAL_MS + Math.max(backoff, WATCH_RETRY_AFTER_MS);
+}
+
+/** Waits until `done()` or `until` (a time, or a function giving it anew), looking every 20 ms. */
 async function settle(done, until) {
-  while (!done() && Date.now() < until) await sleep(20);
+  const end = typeof until === "function" ? until : () => until;
+  while (!done() && Date.now() < end()) await sleep(20);
 }
 
 /** Whether message `n` ended: its end reached a helper node, or Node-RED dropped it (flow.js). */
@@ -650,7 +684,17 @@ async function runSchedule(server, { behaviour, config }, cmds) {
         const first = ids.findIndex((id) => delivered.has(id));
         return first >= 0 && ids.slice(first).every((id) => delivered.has(id));
       };
-      await settle(caughtUp, Date.now() + 4 * 250 + budgetOf(config) + SLACK_MS);
+      // A few reads from now, or from the watch's next read after the faulted reads that end the
+      // server's log, when later: the watch backs off as documented, and an event it never had a
+      // read to deliver is not one it lost (watchRetryBound). Asked anew while settling, since
+      // faults queued by the steps can still meet reads made meanwhile.
+      const from = Date.now();
+      const until = () =>
+        Math.max(from, watchRetryBound(server.log)) +
+        4 * WATCH_INTERVAL_MS +
+        budgetOf(config) +
+        SLACK_MS;
+      await settle(caughtUp, until);
     }
     // A second end of a message, if any, comes soon after its first.
     await sleep(50);

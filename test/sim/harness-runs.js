@@ -179,6 +179,27 @@ const FOUND = [
       "the same, with every event dated by a device clock of one-second resolution: the later " +
       "page's events had the date of the first page's oldest and passed for going on down",
   },
+  {
+    name: "capacity",
+    seed: 251,
+    path: "148",
+    found:
+      "the harness's own: four failed reads of the watch in a row (reset, 503, reset, lost) put " +
+      "its next read, as documented, 2.25 s after the fourth, past the settle's fixed window, and " +
+      "the events the stream still held were counted as lost though that read sent them with msg.gap",
+  },
+  {
+    name: "capacity",
+    seed: 260,
+    path: "289",
+    found: "the same, the four failures a late answer past the Timeout, a 429 and two resets",
+  },
+  {
+    name: "capacity",
+    seed: 263,
+    path: "333",
+    found: "the same, the four failures a reset, a 429, a lost answer and a 429 (capacity 12)",
+  },
 ];
 
 /** A world of its own for a spec file: Node-RED's test helper and the simulated server. */

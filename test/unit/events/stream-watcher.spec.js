@@ -450,6 +450,43 @@ describe("unit: events/stream-watcher", function () {
     assert.equal(v.errors[0].retryIn, 31_000);
   });
 
+  it("should read again after four failed reads in a row and send what the stream still holds, with a gap", async function () {
+    // The capacity property's seeds 251, 260 and 263 (test/sim/harness-runs.js): reads answered
+    // late, reset, refused with a Retry-After of 1 s and lost, four in a row, while a stream of
+    // capacity 3 dropped everything past the position. The harness judged the watch before its
+    // documented next read (the interval plus eight intervals after the fourth); the watch is
+    // not stuck: that read sends the events the stream still holds, the first with msg.gap.
+    const w = recorder(250);
+    client.push(ev("e1", 10), ev("e2", 20), ev("e3", 30));
+    watcher.watch({ streamId: "s1" }, w, { kind: "new" });
+    await clock.tickAsync(0);
+    client.push(ev("e4", 40), ev("e5", 50), ev("e6", 60));
+    await clock.tickAsync(250);
+    assert.deepEqual(w.ids(), ["e4", "e5", "e6"]);
+    client.failures.push(
+      new EdgeError("reset", {}),
+      new EdgeError("api", {}, { status: 503, retryAfterMs: 1000 }),
+      new EdgeError("reset", {}),
+      new EdgeError("network", {}),
+    );
+    // Capacity 3: every event from e4 to e22 but the newest three dropped.
+    client.events = [ev("e22", 220), ev("e21", 210), ev("e20", 200)];
+    // Reads at 500 (fails), 1000, 2250 and 3500: the grid plus 1 interval, the Retry-After
+    // twice (longer than 2 and 4 intervals), then 8 intervals.
+    await clock.tickAsync(3250);
+    assert.deepEqual(
+      w.errors.map((e) => e.retryIn),
+      [500, 1250, 1250, 2250],
+    );
+    assert.equal(client.requests.length, 6);
+    await clock.tickAsync(2249);
+    assert.equal(client.requests.length, 6, "no read before the documented backoff");
+    await clock.tickAsync(1);
+    assert.deepEqual(w.ids(), ["e4", "e5", "e6", "e20", "e21", "e22"]);
+    assert.equal(w.reads.at(-1).gap, true);
+    assert.deepEqual(w.reads.at(-1).position, { date: 220, ids: ["e22"] });
+  });
+
   it("should turn a thrown value that is no EdgeError into a network error", async function () {
     const w = recorder(1000);
     watcher.watch({ streamId: "s1" }, w, { kind: "new" });
