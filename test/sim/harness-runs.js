@@ -200,6 +200,30 @@ const FOUND = [
     path: "333",
     found: "the same, the four failures a reset, a 429, a lost answer and a 429 (capacity 12)",
   },
+  {
+    name: "fleet",
+    seed: 126,
+    path: "170",
+    found:
+      "a restored job cancelled with no device in flight ended at once, and the cancel then saved " +
+      "its ended record again: the next full deploy resumed it and it reported a second time",
+  },
+  {
+    name: "people",
+    seed: 223,
+    path: "156",
+    found:
+      "a command's answer later than the Timeout, its id given to the next send, answered while " +
+      "the late one was on the wire: that send never looked, and its wait took the first COMPLETE",
+  },
+  {
+    name: "people",
+    seed: 224,
+    path: "316",
+    found:
+      "the same with a connection reset after the server acted, known only after the next send " +
+      "was answered with its id: the wait took the lost command's COMMAND_FAULT",
+  },
 ];
 
 /** A world of its own for a spec file: Node-RED's test helper and the simulated server. */

@@ -115,17 +115,18 @@ export async function sendToDevice(
   // Whether an earlier send here may have made a command whose id never came back: asked before
   // this one's answer, which could be that command's id again.
   const unknownBefore = sentCommands.unknownMade(client.origin, path);
+  const mark = sentCommands.claimMark();
   try {
     event = await client.createEventByPath(path, elems, metadataOf(ttl), post);
+    if (event?.id === undefined) madeUnknown(client, path, name, call, mark);
   } catch (err) {
     if (err instanceof EdgeError && err.mayHaveBeenSent)
-      sentCommands.madeUnknown(client.origin, path);
+      madeUnknown(client, path, name, call, mark);
     throw await unknownDevice(err, name, names, client, call);
   } finally {
     ended?.();
   }
-  if (event?.id === undefined) sentCommands.madeUnknown(client.origin, path);
-  else {
+  if (event?.id !== undefined) {
     // An id the server gave an earlier command of ours on this stream: not this command's to await.
     // Or before its answer came: a send there whose answer was lost while this one was on its way.
     const unknown = unknownBefore || sentCommands.unknownMade(client.origin, path);
@@ -140,6 +141,72 @@ export async function sendToDevice(
 
 /** How many of a stream's newest events are read to find a command's id twice. */
 const LOOK_BACK = 100;
+
+/**
+ * A send to `path` may have made a command whose id never came back. Later sends there look for
+ * their id twice (unknownMade); the sends answered while this one was on the wire did not know
+ * to, and the server may have given one of them that id (people seed 224, path 316: a connection
+ * reset after the server acted, the next send answered first; seed 223, path 156: an answer
+ * later than the Timeout). Their ids are looked for here, and a wait for one found twice ends
+ * `id-reused` (`id-unchecked` when the stream cannot be read) instead of taking a marker that may
+ * be the lost command's. Called before this request leaves the wire (leaving), and the stream
+ * counts as busy until the look-up ends: a wait that got its marker meanwhile holds it till then
+ * (command-wait.ts). This send's own error is not held for it.
+ */
+function madeUnknown(
+  client: EdgeClient,
+  path: string,
+  device: string,
+  call: CallOptions,
+  mark: number,
+): void {
+  sentCommands.madeUnknown(client.origin, path);
+  const ids = sentCommands.claimedSince(client.origin, path, mark);
+  if (ids.length === 0) return;
+  const done = sentCommands.leaving(path);
+  void readCommands(client, path, call)
+    .then((read) => {
+      for (const id of ids) {
+        if ("error" in read)
+          sentCommands.spoil(client.origin, path, id, unchecked(id, device, path, read.error));
+        else if (timesOn(read.events, id) >= 2)
+          sentCommands.spoil(client.origin, path, id, () => idReused(id, device, path));
+      }
+    })
+    .finally(done);
+}
+
+/** How many of `events` have the id `id`. */
+function timesOn(events: DeviceEvent[], id: string): number {
+  let seen = 0;
+  for (const e of events) if (eventIdOf(e.id) === id) seen++;
+  return seen;
+}
+
+/** The error of a command whose stream could not be read to look for its id twice. */
+function unchecked(id: string, device: string, path: string, err: unknown): () => EdgeError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return () =>
+    new EdgeError(
+      "id-unchecked",
+      { id, device, detail },
+      { method: "GET", path, mayHaveBeenSent: true },
+    );
+}
+
+/** The newest LOOK_BACK events of `path`, on a budget of their own (retries included). */
+async function readCommands(
+  client: EdgeClient,
+  path: string,
+  call: CallOptions,
+): Promise<{ events: DeviceEvent[] } | { error: unknown }> {
+  try {
+    const read: CallOptions = { ...call, since: undefined, deadline: undefined };
+    return { events: await client.listEventsByPath(path, { limit: LOOK_BACK }, read) };
+  } catch (err) {
+    return { error: err };
+  }
+}
 
 /**
  * `id-reused` when the command `id` is on its `:command` stream twice: after a send there whose
@@ -158,19 +225,7 @@ async function onStreamTwice(
   device: string,
   call: CallOptions,
 ): Promise<EdgeError | undefined> {
-  let events: DeviceEvent[];
-  try {
-    const read: CallOptions = { ...call, since: undefined, deadline: undefined };
-    events = await client.listEventsByPath(path, { limit: LOOK_BACK }, read);
-  } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    return new EdgeError(
-      "id-unchecked",
-      { id, device, detail },
-      { method: "GET", path, mayHaveBeenSent: true },
-    );
-  }
-  let seen = 0;
-  for (const e of events) if (eventIdOf(e.id) === id) seen++;
-  return seen >= 2 ? idReused(id, device, path) : undefined;
+  const read = await readCommands(client, path, call);
+  if ("error" in read) return unchecked(id, device, path, read.error)();
+  return timesOn(read.events, id) >= 2 ? idReused(id, device, path) : undefined;
 }

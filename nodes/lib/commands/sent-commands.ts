@@ -10,7 +10,9 @@
 // and reported complete. The second send ends with `id-reused` instead of a command reference,
 // and the waits for the first command end with it too (watchReuse): no result is taken for either.
 // Where a send to a stream may have made a command whose id never came back (its answer lost), a
-// later send there cannot tell a reused id from the registry alone: it looks (unknownMade).
+// later send there cannot tell a reused id from the registry alone: it looks (unknownMade). So
+// does the send whose answer was lost, for the commands answered while it was on the wire
+// (claimedSince): a send answered before that loss was known had no reason to look.
 import { EdgeError } from "../api/errors";
 
 /** Who sent a command: a fleet job's device (fleet-job.ts), or "" for any other flow. */
@@ -69,14 +71,20 @@ export class SentCommands {
    * by the server's origin too, as two servers' ids have nothing to do with each other.
    */
   private readonly made = new Set<string>();
-  /** Of those, the ones a server gave a second command as well. */
-  private readonly reused = new Set<string>();
+  /**
+   * Of those, the ones whose markers cannot be taken for them, with the error that says why: a
+   * server gave the id to a second command as well (`id-reused`), or may have and the stream
+   * could not be read to tell (`id-unchecked`).
+   */
+  private readonly reused = new Map<string, () => EdgeError>();
+  /** Counts the commands claimed, for claimedSince. */
+  private claims = 0;
   /** The waits for a command of `made`, by its key, told when its id is given again. */
   private readonly watchers = new Map<string, Set<ReuseWatcher>>();
   /** `origin path` to when a send there may have made a command whose id never came back. */
   private readonly unknown = new Map<string, number>();
   /** Requests of this runtime on the wire to a stream, and who waits for the stream to be quiet. */
-  private readonly onWire = new Map<string, { count: number; quiet: (() => void)[] }>();
+  private readonly onWire = new Map<string, OnWire>();
 
   /** A command this runtime made on `path` (a `:command` stream path), sent by `sender`. */
   remember(path: string, id: string, sender: Sender, creationDate?: number, sentAt?: number): void {
@@ -96,15 +104,47 @@ export class SentCommands {
     if (!this.made.has(key)) {
       this.made.add(key);
       bound(this.made);
+      this.claims++;
+      // Kept while a request to the stream is on the wire: its answer may be lost yet, and this
+      // id then be the one the server gave its command too (claimedSince).
+      const wire = this.onWire.get(path);
+      if (wire) {
+        wire.claimed.push({ origin, id, n: this.claims });
+        if (wire.claimed.length > MAX_CLAIMED) wire.claimed.shift();
+      }
       return undefined;
     }
-    this.reused.add(key);
-    bound(this.reused);
     const device = deviceOf(path);
+    this.spoil(origin, path, id, () => idReused(id, device, path));
+    return idReused(id, device, path);
+  }
+
+  /**
+   * No marker naming the command `id` on `path` at `origin` is surely its own: `error` ends every
+   * wait for it, those under way now and any that starts later (watchReuse).
+   */
+  spoil(origin: string, path: string, id: string, error: () => EdgeError): void {
+    const key = `${origin} ${path}\n${id}`;
+    if (this.reused.has(key)) return;
+    setBounded(this.reused, key, error);
     const watchers = this.watchers.get(key);
     this.watchers.delete(key);
-    for (const w of watchers ?? []) w.idReused(idReused(id, device, path));
-    return idReused(id, device, path);
+    for (const w of watchers ?? []) w.idReused(error());
+  }
+
+  /** Where the commands claimed from now on start: a mark for claimedSince. */
+  claimMark(): number {
+    return this.claims;
+  }
+
+  /**
+   * The ids of the commands of this runtime claimed on `path` at `origin` after `mark`
+   * (claimMark) while the caller's own request to it was still on the wire. Asked by a send
+   * whose answer was lost before that request ends (leaving), so that none is missed.
+   */
+  claimedSince(origin: string, path: string, mark: number): string[] {
+    const wire = this.onWire.get(path);
+    return (wire?.claimed ?? []).filter((c) => c.n > mark && c.origin === origin).map((c) => c.id);
   }
 
   /**
@@ -129,7 +169,8 @@ export class SentCommands {
     watcher: ReuseWatcher,
   ): { reused: EdgeError } | { key: string } {
     const key = `${origin} ${path}\n${id}`;
-    if (this.reused.has(key)) return { reused: idReused(id, deviceOf(path), path) };
+    const spoiled = this.reused.get(key);
+    if (spoiled) return { reused: spoiled() };
     let set = this.watchers.get(key);
     if (!set) {
       set = new Set();
@@ -183,7 +224,7 @@ export class SentCommands {
 
   /** A request to `path` left the limiter; call the function returned when it has ended. */
   leaving(path: string): () => void {
-    const entry = this.onWire.get(path) ?? { count: 0, quiet: [] };
+    const entry = this.onWire.get(path) ?? { count: 0, quiet: [], claimed: [] };
     this.onWire.set(path, entry);
     entry.count++;
     let ended = false;
@@ -212,6 +253,20 @@ export class SentCommands {
     return this.onWire.has(path);
   }
 }
+
+/** Requests of this runtime on the wire to one stream, and the commands claimed meanwhile. */
+interface OnWire {
+  count: number;
+  quiet: (() => void)[];
+  claimed: { origin: string; id: string; n: number }[];
+}
+
+/**
+ * Commands claimed on a stream kept while a request to it is on the wire. Past it the oldest go
+ * unchecked after a lost answer: a look-up reads the stream's newest 100 events, so a command
+ * made more than 100 commands before the read could not be found twice anyway.
+ */
+const MAX_CLAIMED = 1000;
 
 /** Drops the oldest entries of `set` past MAX_REMEMBERED. */
 function bound(set: Set<string>): void {

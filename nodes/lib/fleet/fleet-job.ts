@@ -116,6 +116,10 @@ export class FleetJob {
 
   cancel(): void {
     this.rollout.cancel();
+    // With no device in flight the cancel ends the job at once, and the node removes its record
+    // at the end: a save after that put the ended job back, and the next deploy resumed it and
+    // reported it a second time (fleet seed 126, path 170). An ended job is not saved or shown.
+    if (this.rollout.hasEnded) return;
     void this.hooks.save(this.record);
     this.hooks.progress();
   }

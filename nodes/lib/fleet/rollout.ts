@@ -50,6 +50,11 @@ export class Rollout {
     this.timer = undefined;
   }
 
+  /** Every device has its outcome and onEnd was called. */
+  get hasEnded(): boolean {
+    return this.finished;
+  }
+
   get stopping(): boolean {
     return this.job.stopped !== undefined;
   }

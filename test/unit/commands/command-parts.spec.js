@@ -389,6 +389,91 @@ describe("unit: commands/send", function () {
     );
   });
 
+  /**
+   * A client of its own origin whose first POST to `pump` stays on the wire until `lose()`, then
+   * fails as an answer lost after the server made the command; the second is answered at once
+   * with `id`. Its :command stream is listed by `list`, once `listed` is resolved.
+   */
+  function lostWhileAnswered(id, list) {
+    let posts = 0;
+    let lose;
+    const lost = new Promise((resolve) => (lose = resolve));
+    const c = fakeClient(async () => {
+      if (++posts > 1) return { id, creationDate: 2 };
+      await lost;
+      throw new EdgeError("reset-uncertain", {}, { method: "POST", mayHaveBeenSent: true });
+    });
+    c.origin = `http://overlap-${id}.test`;
+    c.lose = lose;
+    c.reads = [];
+    c.listEventsByPath = async (path, query) => {
+      c.reads.push({ path, query });
+      return list();
+    };
+    return c;
+  }
+
+  /** Sends twice to `pump` on `client`, the first lost after the second was answered. */
+  async function answeredBeforeTheLoss(client) {
+    const names = new DeviceNames(client);
+    const first = sendToDevice(client, names, "pump", {}, undefined, {}).then(
+      () => assert.fail("the lost send was answered"),
+      (e) => e,
+    );
+    const second = await sendToDevice(client, names, "pump", {}, undefined, {});
+    const { sentCommands } = lib("commands/sent-commands");
+    const told = [];
+    const watched = sentCommands.watchReuse(client.origin, second.command.path, second.command.id, {
+      idReused: (err) => told.push(err),
+    });
+    assert.ok("key" in watched, "no reuse known before the loss");
+    // A wait that got its marker holds it till the stream is quiet (command-wait.ts).
+    const toldWhenQuiet = sentCommands.quiet(second.command.path).then(() => told.length);
+    client.lose();
+    assert.equal((await first).code, "reset-uncertain");
+    return { second, told, sentCommands, toldWhenQuiet };
+  }
+
+  it("should end the wait of a send answered while an earlier one was on the wire, when that one's answer is lost and the id is on the stream twice", async function () {
+    // The fault harness (people, seed 224, path 316, and seed 223, path 156 with an answer later
+    // than the Timeout): the server gave the lost command's id to the next send, answered before
+    // the loss was known, so it never looked; its wait took the lost command's marker.
+    const id = `overlap-${Date.now()}`;
+    const client = lostWhileAnswered(id, () => [{ id }, { id: "other" }, { id }]);
+    const { second, told, sentCommands, toldWhenQuiet } = await answeredBeforeTheLoss(client);
+    assert.equal(second.command.id, id);
+    const path = "/co/devices/pump/:command";
+    assert.equal(await toldWhenQuiet, 1, "quiet before the wait was told: a held marker was taken");
+    assert.deepEqual(
+      client.reads.map((r) => [r.path, r.query.limit]),
+      [[path, 100]],
+    );
+    assert.deepEqual(
+      told.map((e) => [e.code, e.params.id, e.params.device, e.mayHaveBeenSent]),
+      [["id-reused", id, "pump", true]],
+    );
+    const later = sentCommands.watchReuse(client.origin, path, id, { idReused: () => {} });
+    assert.equal(later.reused.code, "id-reused", "a wait that starts later ends too");
+  });
+
+  it("should end that wait id-unchecked when the stream cannot be read, and leave it when its id is there once", async function () {
+    const id = `unread-overlap-${Date.now()}`;
+    const unread = lostWhileAnswered(id, () => {
+      throw new Error("GET out of budget");
+    });
+    const first = await answeredBeforeTheLoss(unread);
+    await first.toldWhenQuiet;
+    assert.deepEqual(
+      first.told.map((e) => [e.code, e.params.detail]),
+      [["id-unchecked", "GET out of budget"]],
+    );
+    const once = lostWhileAnswered(`${id}-once`, () => [{ id: `${id}-once` }, { id: "lost" }]);
+    const second = await answeredBeforeTheLoss(once);
+    await second.toldWhenQuiet;
+    assert.equal(once.reads.length, 1);
+    assert.deepEqual(second.told, []);
+  });
+
   it("should remember nothing of an answer without an event", async function () {
     const client = fakeClient(() => null);
     const sent = await sendToDevice(client, new DeviceNames(client), "pump", {}, undefined, {});

@@ -87,6 +87,30 @@ describe("unit: fleet/fleet-job, how it ends", function () {
     );
   });
 
+  it("should not save or show a job again when its cancel ends it, so that no deploy resumes it", async function () {
+    // One device a second: the second waits for the pace with nothing in flight, and the cancel
+    // ends the job at once. Its save after that end put the ended record back, and the next
+    // deploy reported the job twice (fleet seed 126, path 170).
+    const job = record(["lcd-board", "pump-3"], { concurrency: 1, rate: 1 });
+    let ended = false;
+    const { fleet, heard } = start(env.client(), job);
+    void heard.ended.then(() => (ended = true));
+    for (let i = 0; i < 200 && job.devices[0].state !== "ended"; i++)
+      await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(ended, false);
+    const { saves, progress } = heard;
+    fleet.cancel();
+    await heard.ended;
+    assert.equal(job.stopped, "cancelled");
+    assert.deepEqual(
+      job.devices.map((d) => d.outcome),
+      ["complete", "not-sent"],
+    );
+    assert.equal(heard.saves, saves, "saved after its end");
+    assert.equal(heard.progress, progress, "shown busy after its end");
+  });
+
   it("should stop where it is at close, and never end", async function () {
     const job = record(["lcd-board", "pump-3"], { concurrency: 1 });
     let ended = false;
