@@ -224,6 +224,15 @@ const FOUND = [
       "the same with a connection reset after the server acted, known only after the next send " +
       "was answered with its id: the wait took the lost command's COMMAND_FAULT",
   },
+  {
+    name: "fleet",
+    seed: 703,
+    path: "54",
+    found:
+      "a device resumed as sending after a full deploy, not found on its stream, went back to " +
+      "pending inside its run to be sent there; when another device ended, the rollout took it " +
+      "for the next to start, and the two runs sent it 3 ms apart: it ran twice",
+  },
 ];
 
 /** A world of its own for a spec file: Node-RED's test helper and the simulated server. */

@@ -19,6 +19,13 @@ export class Rollout {
   private closed = false;
   private finished = false;
   private failures = 0;
+  /**
+   * The devices whose run has started. A device resumed as `sending` whose command was not found
+   * on its stream goes back to `pending` inside its run, to be sent there: taken by its state
+   * alone, the next device to start was that one again, and its second run sent it a second time
+   * (the fault harness's fleet property, seed 703, path 54: one device ran twice, 3 ms apart).
+   */
+  private readonly launched = new WeakSet<DeviceRecord>();
 
   constructor(
     private readonly job: JobRecord,
@@ -75,6 +82,7 @@ export class Rollout {
   }
 
   private launch(d: DeviceRecord): void {
+    this.launched.add(d);
     this.inFlight++;
     this.run(d).then(
       () => {
@@ -94,6 +102,11 @@ export class Rollout {
     this.pump();
   }
 
+  /** A device to start: pending, and never started by this rollout. */
+  private startable(d: DeviceRecord | undefined): boolean {
+    return d !== undefined && d.state === "pending" && !this.launched.has(d);
+  }
+
   private pump(): void {
     if (this.closed || this.finished) return;
     clearTimeout(this.timer);
@@ -102,7 +115,7 @@ export class Rollout {
     const { rate, concurrency } = this.settings;
     // Bounded by the devices: each pass either starts one or leaves.
     while (this.job.stopped === undefined && this.inFlight < concurrency) {
-      while (this.next < devices.length && devices[this.next]?.state !== "pending") this.next++;
+      while (this.next < devices.length && !this.startable(devices[this.next])) this.next++;
       const d = devices[this.next];
       if (!d) break;
       if (rate > 0) {
@@ -119,7 +132,7 @@ export class Rollout {
       this.launch(d);
     }
     if (this.inFlight > 0) return;
-    const left = devices.some((d) => d.state === "pending");
+    const left = devices.some((d) => this.startable(d));
     if (left && this.job.stopped === undefined) return;
     for (const d of devices) {
       if (d.state === "pending") {

@@ -169,6 +169,47 @@ describe("unit: fleet/rollout", function () {
     assert.deepEqual(h.started, ["s", "g"]);
   });
 
+  it("should not start again a resumed device whose run put it back to pending", async function () {
+    // The fault harness (fleet, seed 703, path 54): a device resumed as sending, not found on its
+    // stream, goes back to pending inside its run to be sent there; when another device ended,
+    // the rollout took it for the next to start and its second run sent it again.
+    const record = job(0, {
+      devices: [
+        { device: "g", state: "sending", sentAt: 1 },
+        { device: "h", state: "sending", sentAt: 1 },
+        { device: "p", state: "pending" },
+      ],
+    });
+    const runs = [];
+    const ends = new Map();
+    const rollout = new Rollout(
+      record,
+      { rate: 0, concurrency: 2, maxFailures: 0 },
+      (d) => {
+        runs.push(d.device);
+        // Not found on its stream: pending again, its run goes on to send it.
+        if (d.device === "g") d.state = "pending";
+        return new Promise((resolve) => ends.set(d.device, resolve));
+      },
+      () => {},
+    );
+    rollout.start();
+    const end = async (device) => {
+      const d = record.devices.find((x) => x.device === device);
+      d.state = "ended";
+      d.outcome = "complete";
+      rollout.outcome(d);
+      ends.get(device)();
+      await settle();
+    };
+    await end("h");
+    assert.deepEqual(runs, ["g", "h", "p"], "g is not started twice");
+    await end("g");
+    await end("p");
+    assert.deepEqual(runs, ["g", "h", "p"]);
+    assert.equal(rollout.hasEnded, true);
+  });
+
   it("should abort at once a resumed job whose failures reached the rule", function () {
     const record = job(0, {
       devices: [
