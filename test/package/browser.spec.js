@@ -1,24 +1,20 @@
 // The editor in a real browser (Debian's chromium through playwright-core), against what
 // `npm start` runs: the palette, every edit dialog with its fields and help, an account created
 // through its dialog, a deploy, and a click on an example's inject button answered by the
-// simulator in the debug sidebar. It takes its pictures into a temporary folder, so that a test
-// run leaves the tree as it found it; `npm run screenshots` (scripts/screenshots.js) retakes the
-// ones in docs/screenshots/.
+// simulator in the debug sidebar. Every button of the examples clicked in turn is
+// try-it-browser.spec.js, and menu > Import > Examples of each example import-browser.spec.js:
+// each a file of its own, so that mocha's parallel pass runs them beside this one. It takes its
+// pictures into a temporary folder, so that a test run leaves the tree as it found it;
+// `npm run screenshots` (scripts/screenshots.js) retakes the ones in docs/screenshots/.
 "use strict";
 /* global document, getComputedStyle, Image, RED, monaco -- these run inside the editor page */
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { startDemo } = require("../support/demo");
 const { startProxy } = require("../support/proxy");
 const { tempDir } = require("../support/temp");
-const {
-  deployInEditor,
-  openEditorPage,
-  requireChromium,
-  showTab: showBrowserTab,
-} = require("../support/browser");
-const { exampleNodes } = require("../support/examples");
+const { deployInEditor } = require("../support/browser");
+const { editorSession } = require("../support/editor-page");
 const { FLOW_TYPES } = require("../support/node-types");
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -45,7 +41,9 @@ function lookup(obj, key) {
 
 describe("the editor in a browser", function () {
   this.timeout(180000);
-  const nodes = exampleNodes();
+  const session = editorSession({ wait: WAIT });
+  const { nodes, showTab, openEditor, closeEditor, clickInject, showSidebar, waitForFlows } =
+    session;
   let demo;
   let context;
   let page;
@@ -54,42 +52,17 @@ describe("the editor in a browser", function () {
   let restricted;
 
   before(async function () {
-    requireChromium(this);
-    demo = await startDemo();
+    await session.open(this);
+    ({ demo, browser, page, context } = session);
     fs.mkdirSync(SHOTS, { recursive: true });
-    browser = await openEditorPage(demo.editorUrl, { wait: WAIT });
-    ({ page, context } = browser);
   });
 
   after(async function () {
-    await browser?.close();
     await restricted?.close();
-    await demo?.stop();
+    await session.close();
   });
 
   const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-
-  const showTab = (label) => showBrowserTab(page, label);
-
-  async function openEditor(node) {
-    await showTab(node.tab);
-    await page.locator(`[id="${node.id}"] rect.red-ui-flow-node`).dblclick();
-    await page.waitForSelector("#node-dialog-ok", { state: "visible" });
-    // Its buttons show while the tray still slides in: Node-RED then shows it and focuses its
-    // first field (150 ms on). On Node-RED 5 text typed into a field before that was once found
-    // in front of the node's own value ("pu" + "lcd-board"): type only into a dialog that is open.
-    await page.waitForFunction(() => {
-      const tray = [...document.querySelectorAll(".red-ui-tray")].at(-1);
-      return (
-        !!tray && tray.contains(document.activeElement) && getComputedStyle(tray).right === "0px"
-      );
-    });
-  }
-
-  async function closeEditor(button = "#node-dialog-cancel") {
-    await page.locator(button).click();
-    await page.waitForSelector("#node-dialog-ok", { state: "detached" });
-  }
 
   // A test that fails inside a dialog leaves its tray open, and the editor's shade then takes every
   // click of the tests after it (one failure once showed as seven): close what it left.
@@ -106,12 +79,6 @@ describe("the editor in a browser", function () {
       .catch(() => {});
   });
 
-  async function clickInject(name) {
-    const inject = nodes.find((n) => n.type === "inject" && n.name === name);
-    await showTab(inject.tab);
-    await page.locator(`[id="${inject.id}"] .red-ui-flow-node-button`).click();
-  }
-
   /** Clicks Test connection in the account dialog; the result under it must match `expected`. */
   async function testConnection(expected) {
     const result = page.locator("#node-config-edge-account-test-result");
@@ -123,22 +90,6 @@ describe("the editor in a browser", function () {
         ),
     );
     assert.match(await result.innerText(), expected);
-  }
-
-  /**
-   * Shows a sidebar tab by its button, as a user does. Node-RED 4 has a bar of link buttons
-   * (#red-ui-tab-<id>-link-button, its tab then .active), and a click always shows the tab.
-   * Node-RED 5 rebuilt the sidebar into bars of icon buttons (button[data-tab-id="<id>"], .selected
-   * while its tab shows), and a click on the button of a tab already showing hides it: the debug
-   * tab shows from the start there, under the info tab. So the button is clicked only when its
-   * tab is not showing.
-   */
-  async function showSidebar(name) {
-    const v5 = `button[data-tab-id="${name}"]`;
-    const showing = `#red-ui-tab-${name}.active, ${v5}.selected`;
-    if ((await page.locator(showing).count()) === 0)
-      await page.locator(`#red-ui-tab-${name}-link-button, ${v5}`).first().click();
-    await page.waitForSelector(showing);
   }
 
   async function showHelpFor(type) {
@@ -362,78 +313,6 @@ describe("the editor in a browser", function () {
     );
   });
 
-  /** The debug sidebar's messages: the node each came from, and whether it is a warning. */
-  const debugShown = () =>
-    page.evaluate(() =>
-      [...document.querySelectorAll(".red-ui-debug-msg")].map((m) => ({
-        name: (m.querySelector(".red-ui-debug-msg-name")?.textContent ?? "")
-          .replace(/^node: /, "")
-          .trim(),
-        warning: m.classList.contains("red-ui-debug-msg-level-30"),
-        text: m.innerText,
-      })),
-    );
-
-  /** The seed's events of a stream in the simulator, read through its control interface. */
-  const streamCount = async (streamPath) => {
-    const res = await fetch(`${demo.simUrl}/_sim/streams?path=${encodeURIComponent(streamPath)}`);
-    const { count } = await res.json();
-    assert.equal(typeof count, "number", `no count for ${streamPath}`);
-    return count;
-  };
-
-  /**
-   * Clicks every inject button of the examples, one at a time, each with the debug sidebar
-   * cleared first; each must show exactly the messages that answer it, nothing else.
-   */
-  async function clickEveryButton() {
-    // Each button, and the debug nodes (by name, a warning by its node's name) that answer it.
-    const answers = [
-      ["read", ["state"], /Hello/],
-      ["replace: two lines", ["replaced state"], /Replaced/],
-      ["merge: second line", ["merged state"], /merged at the second line/],
-      ["text → complete", ["complete", "sent event"]],
-      ["unknown resource → fault", ["fault", "sent event"]],
-      // The warning example 02's comment announces: its ttl (10 s) is longer than 5 ms.
-      ["5 ms wait → timed out", ["await its result (warning)", "sent event", "timed out"]],
-      ["page by page", ["one page", "one page", "one page"]],
-      ["all at once", ["all events"]],
-      ["one per event", [...Array(5).fill("each event"), "joined"]],
-      ["set LCD text", ["inbox events"]],
-      ["text, ttl 5 s", ["complete"]],
-      // Example 07: one message per unit of the fleet npm start runs, then the report.
-      ["roll out: shift target", [...Array(12).fill("each device"), "report"]],
-      ["dry run", ["report"]],
-    ];
-    const injects = nodes.filter((n) => n.type === "inject").map((n) => n.name);
-    assert.deepEqual(answers.map((a) => a[0]).sort(), injects.sort(), "every inject button");
-
-    for (const [button, expected, content] of answers) {
-      await page.locator("#red-ui-sidebar-debug-clear").click();
-      await page.waitForFunction(() => document.querySelectorAll(".red-ui-debug-msg").length === 0);
-      await clickInject(button);
-      await page
-        .waitForFunction(
-          (n) => document.querySelectorAll(".red-ui-debug-msg").length >= n,
-          expected.length,
-          { timeout: 60000 },
-        )
-        .catch(async (err) => {
-          throw new Error(`${button}: ${JSON.stringify(await debugShown())}: ${err.message}`);
-        });
-      // Longer than example 05's telemetry period (3 s): a message it still printed, or a late
-      // second answer, would be in the sidebar by then.
-      await new Promise((resolve) => setTimeout(resolve, 4000));
-      const shown = await debugShown();
-      assert.deepEqual(
-        shown.map((m) => (m.warning ? `${m.name} (warning)` : m.name)).sort(),
-        [...expected].sort(),
-        `${button}: ${JSON.stringify(shown.map((m) => m.text))}`,
-      );
-      if (content) assert.match(shown.map((m) => m.text).join("\n"), content, button);
-    }
-  }
-
   it("should list every example under menu > Import > Examples, as the README's Try it says", async function () {
     await page.locator("#red-ui-header-button-sidemenu").click();
     await page.locator("#menu-item-import").click();
@@ -463,43 +342,6 @@ describe("the editor in a browser", function () {
     );
     await page.locator("#red-ui-clipboard-dialog-cancel").click();
     await page.waitForSelector("#red-ui-clipboard-dialog-cancel", { state: "hidden" });
-  });
-
-  it("should answer each inject button of the Try-it examples in the debug sidebar with exactly its answer", async function () {
-    // The README's Try it on the npm start set-up: every example is deployed on its own tab,
-    // example 05 runs from the start (sensor-hub reports every 3 s), and the debug sidebar shows
-    // the messages of every tab. A newcomer clicks one button and must see its answer and
-    // nothing else: no telemetry of example 05, no warning nobody announced.
-    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const tryIt = /^## Try it\n([\s\S]*?)^## /m.exec(readme)[1];
-    const listed = [...tryIt.matchAll(/^\| `(\d\d-[\w-]+)` \|/gm)].map((m) => `${m[1]}.json`);
-    const files = fs.readdirSync(path.join(ROOT, "examples")).filter((f) => f.endsWith(".json"));
-    assert.deepEqual(listed, files.sort(), "the README's Try it table lists every example");
-
-    await showSidebar("debug");
-    // Example 05 writes into /demo/telemetry all along; example 03 lists another stream.
-    const telemetryAtStart = await streamCount("/demo/telemetry");
-    await clickEveryButton();
-    assert.ok(
-      (await streamCount("/demo/telemetry")) > telemetryAtStart,
-      "sensor-hub reported while the buttons were clicked",
-    );
-
-    // Example 05 is quiet until asked: its telemetry debug node's button turns it on.
-    const telemetry = nodes.find((n) => n.type === "debug" && n.name === "telemetry");
-    await page.locator("#red-ui-sidebar-debug-clear").click();
-    await showTab(telemetry.tab);
-    const toggle = page.locator(`[id="${telemetry.id}"] .red-ui-flow-node-button`);
-    await toggle.click();
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll(".red-ui-debug-msg-name")].some((n) =>
-          /telemetry/.test(n.textContent),
-        ),
-      undefined,
-      { timeout: 30000 },
-    );
-    await toggle.click();
   });
 
   /** Types `text` into a picker field; resolves with the texts of the completions offered. */
@@ -1130,123 +972,7 @@ describe("the editor in a browser", function () {
     }
   });
 
-  /**
-   * menu > Import > Examples > this package > `name` > Import. From the second example on,
-   * Node-RED says that some of the nodes already exist (the account the examples share): View
-   * nodes..., untick the account so that the one set up stays, Import selected.
-   */
-  async function importExample(name, accountId) {
-    await page.locator("#red-ui-header-button-sidemenu").click();
-    await page.locator("#menu-item-import").click();
-    await page.locator("#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples").click();
-    const tree = page.locator("#red-ui-clipboard-dialog-import-tab-examples");
-    const item = tree.locator(".red-ui-treeList-label", { hasText: name });
-    if (!(await item.count()))
-      await tree.locator(".red-ui-treeList-label", { hasText: MODULE }).first().click();
-    // The editor fetches the example when it is chosen and enables Import once it has it; on a
-    // loaded machine a click on the tree as it still opens was once lost (Import stayed disabled
-    // for 15 s): chosen again, up to three times.
-    const ok = page.locator("#red-ui-clipboard-dialog-ok");
-    for (let tries = 0; tries < 3 && !(await ok.isEnabled()); tries++) {
-      await item.first().click();
-      await page
-        .waitForFunction(
-          () => document.querySelector("#red-ui-clipboard-dialog-ok")?.disabled === false,
-          null,
-          { timeout: 10000 },
-        )
-        .catch(() => undefined);
-    }
-    await ok.click();
-    const flow = JSON.parse(fs.readFileSync(path.join(ROOT, "examples", `${name}.json`), "utf8"));
-    const tab = flow.find((n) => n.type === "tab").id;
-    const viewNodes = page.locator(".red-ui-notification button", { hasText: "View nodes" });
-    await page.waitForFunction(
-      (id) =>
-        !!RED.nodes.workspace(id) ||
-        [...document.querySelectorAll(".red-ui-notification button")].some((b) =>
-          b.innerText.includes("View nodes"),
-        ),
-      tab,
-    );
-    if (await viewNodes.count()) {
-      await viewNodes.click();
-      const box = page.locator(
-        `#red-ui-clipboard-dialog-import-conflicts-list input[type="checkbox"][data-node-id="${accountId}"]`,
-      );
-      // The first box says whether to import the node, the second whether to replace it. The
-      // README says to leave the account as Node-RED shows it, unticked: ticked, it would come in
-      // as a copy with a new id and no token.
-      await box.first().waitFor({ state: "attached" });
-      assert.equal(await box.first().isChecked(), false, "the existing account is offered ticked");
-      await page.locator("#red-ui-clipboard-dialog-import-conflict").click();
-    }
-    await page.waitForFunction((id) => !!RED.nodes.workspace(id), tab);
-  }
-
-  it("should answer every button the same after menu > Import > Examples of each example and one Deploy", async function () {
-    // The README's Try it word for word on an empty workspace of the npm start set-up: import
-    // each example, enter the demo token once (and the Base URL: this simulator is not on 8686),
-    // Deploy, click. The simulator goes back to its seed first, as a fresh start would have it.
-    const deployed = await fetch(`${demo.editorUrl}flows`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "node-red-deployment-type": "full" },
-      body: "[]",
-    });
-    assert.equal(deployed.status < 300, true, `emptying the flows: ${deployed.status}`);
-    assert.equal((await fetch(`${demo.simUrl}/_sim/reset`, { method: "POST" })).status, 200);
-    await page.reload();
-    await page.waitForSelector("#red-ui-palette-container-edge_device", { timeout: 60000 });
-
-    const account = nodes.find((n) => n.type === "edge-account");
-    const files = fs
-      .readdirSync(path.join(ROOT, "examples"))
-      .filter((f) => f.endsWith(".json"))
-      .map((f) => f.replace(/\.json$/, ""))
-      .sort();
-    for (const [i, name] of files.entries()) {
-      await importExample(name, account.id);
-      if (i > 0) continue;
-      await openEditor(nodes.find((n) => n.type === "edge-device-state"));
-      await page.locator("#node-input-btn-account-edit").click();
-      await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
-      await page.locator("#node-config-input-baseUrl").fill(demo.simUrl);
-      await page.locator("#node-config-input-user").fill("demo-user");
-      await page.locator("#node-config-input-token").fill("demo-token-0123456789abcdef");
-      await page.locator("#node-config-dialog-ok").click();
-      await page.waitForSelector("#node-config-input-baseUrl", { state: "detached" });
-      await closeEditor("#node-dialog-ok");
-    }
-    const accounts = await page.evaluate(() => {
-      const ids = [];
-      RED.nodes.eachConfig((c) => {
-        if (c.type === "edge-account") ids.push(c.id);
-      });
-      return ids;
-    });
-    assert.deepEqual(accounts, [account.id], "the examples share the one account set up");
-
-    await deployInEditor(page);
-    await waitForFlows(
-      (flows) => flows.filter((n) => n.type === "tab").length >= files.length && flows,
-    );
-    await showSidebar("debug");
-    await clickEveryButton();
-  });
-
   it("should have logged no error in the browser console", function () {
     assert.deepEqual(browser.errors, []);
   });
-
-  /** Polls the admin API until `pick(flows)` finds something. */
-  async function waitForFlows(pick) {
-    const deadline = Date.now() + WAIT;
-    for (;;) {
-      const flows = await fetch(`${demo.editorUrl}flows`).then((r) => r.json());
-      const found = pick(flows);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error("the deploy did not reach the runtime");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 });
