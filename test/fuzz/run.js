@@ -45,20 +45,7 @@ const { values } = parseArgs({
   },
 });
 
-const WALL = [
-  "await",
-  "fleet",
-  "watch",
-  "wiring",
-  "streams",
-  "stamps",
-  "gateway",
-  "disable",
-  "people",
-];
-// The network property's faults exist only in the simulated network; the properties of issue
-// 35's last section were written for it (their seeds replay there).
-const SIM = [...WALL, "network", "capacity", "subflows", "readers", "redates"];
+const { PROPERTIES: SIM, WALL_PROPERTIES: WALL } = require("./properties");
 /** The most schedules one chunk runs: a failure's seed then names at most this many. */
 const CHUNK = 500;
 

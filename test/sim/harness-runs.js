@@ -8,25 +8,9 @@
 // found failing is replayed by name (FOUND), with the defect it showed.
 "use strict";
 const { helper } = require("../fuzz/flow");
-const { runProperty } = require("../fuzz/properties");
+const { runProperty, PROPERTIES } = require("../fuzz/properties");
 const { startSimServer } = require("./server");
 
-const PROPERTIES = [
-  "await",
-  "fleet",
-  "watch",
-  "wiring",
-  "streams",
-  "stamps",
-  "gateway",
-  "disable",
-  "people",
-  "network",
-  "capacity",
-  "subflows",
-  "readers",
-  "redates",
-];
 const RUNS = Number(process.env.SIM_RUNS ?? 200);
 /** The seed of npm test's schedules (FUZZ_SEED sets another; FUZZ_SEED=random draws one). */
 const SEED = 20261128;
