@@ -173,6 +173,9 @@ function madeUnknown(
           sentCommands.spoil(client.origin, path, id, () => idReused(id, device, path));
       }
     })
+    // Nothing awaits this read: a throw in a wait it ends must not become an unhandled rejection,
+    // which ends Node's process, Node-RED with it.
+    .catch(() => undefined)
     .finally(done);
 }
 

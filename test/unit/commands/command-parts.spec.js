@@ -456,6 +456,33 @@ describe("unit: commands/send", function () {
     assert.equal(later.reused.code, "id-reused", "a wait that starts later ends too");
   });
 
+  it("should keep a throw of a wait it ends from becoming an unhandled rejection", async function () {
+    // Nothing awaits that look-up: an unhandled rejection ends Node's process, Node-RED with it.
+    const id = `throws-${Date.now()}`;
+    const client = lostWhileAnswered(id, () => [{ id }, { id }]);
+    const names = new DeviceNames(client);
+    const rejections = [];
+    const onRejection = (err) => rejections.push(err);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const first = sendToDevice(client, names, "pump", {}, undefined, {}).catch((e) => e);
+      const second = await sendToDevice(client, names, "pump", {}, undefined, {});
+      const { sentCommands } = lib("commands/sent-commands");
+      sentCommands.watchReuse(client.origin, second.command.path, id, {
+        idReused: () => {
+          throw new Error("a wait's end threw");
+        },
+      });
+      client.lose();
+      await first;
+      await sentCommands.quiet(second.command.path);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(rejections, []);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+  });
+
   it("should end that wait id-unchecked when the stream cannot be read, and leave it when its id is there once", async function () {
     const id = `unread-overlap-${Date.now()}`;
     const unread = lostWhileAnswered(id, () => {
