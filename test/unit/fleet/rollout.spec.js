@@ -210,6 +210,24 @@ describe("unit: fleet/rollout", function () {
     assert.equal(rollout.hasEnded, true);
   });
 
+  it("should run only the pending devices of a resumed job, none that ended before", async function () {
+    const record = job(0, {
+      devices: [
+        { device: "done", state: "ended", outcome: "complete" },
+        { device: "p", state: "pending" },
+        { device: "gone", state: "ended", outcome: "not-sent" },
+      ],
+    });
+    const h = harness(record, { concurrency: 3 });
+    h.rollout.start();
+    assert.deepEqual(h.started, ["p"]);
+    const p = h.finish("p");
+    await settle();
+    await p;
+    assert.deepEqual(h.started, ["p"]);
+    assert.equal(h.ended, 1);
+  });
+
   it("should abort at once a resumed job whose failures reached the rule", function () {
     const record = job(0, {
       devices: [
