@@ -192,13 +192,7 @@ export class SentCommands {
    * answer was lost, or named no id): a server that gives that id again cannot be caught by claim.
    */
   madeUnknown(origin: string, path: string, now = Date.now()): void {
-    const key = `${origin} ${path}`;
-    this.unknown.delete(key);
-    this.unknown.set(key, now);
-    if (this.unknown.size > MAX_REMEMBERED) {
-      const oldest = this.unknown.keys().next().value;
-      if (oldest !== undefined) this.unknown.delete(oldest);
-    }
+    setBounded(this.unknown, `${origin} ${path}`, now);
   }
 
   /** Whether a send to `path` made a command of unknown id there within UNKNOWN_MS. */
