@@ -52,6 +52,8 @@ const SERIAL = [
   // parallel pass's browsers once the editor's spec ran as three files ("click 16 of 16 did
   // nothing", clean-clone CI of bc6c0b8; a load of 5 did the same to the old layout).
   "test/package/sidebar-actions-browser.spec.js",
+  // Its device picker's list waited past 60 s there too (clean-clone CI of e1a8f79).
+  "test/package/fleet-browser.spec.js",
 ];
 
 /**
